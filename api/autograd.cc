@@ -1,0 +1,91 @@
+#include "api/autograd.h"
+
+#include <array>
+#include <utility>
+
+#include <torch/csrc/autograd/autograd.h>
+
+#include "api/values.h"
+#include "runtime/errors.h"
+#include "runtime/handle_table.h"
+#include "runtime/torch_compat.h"
+
+namespace kscope {
+namespace {
+
+struct ModeFlags {
+  absl::string_view name;
+  BackwardMode mode;
+  bool retain;
+  bool create;
+};
+constexpr std::array<ModeFlags, 4> kModes = {{
+    {"free", BackwardMode::kFree, false, false},
+    {"retain", BackwardMode::kRetain, true, false},
+    {"create", BackwardMode::kCreate, true, true},
+    {"createfree", BackwardMode::kCreateFree, false, true},
+}};
+
+const ModeFlags& FlagsOf(BackwardMode mode) {
+  for (const auto& m : kModes) {
+    if (m.mode == mode) return m;
+  }
+  return kModes[0];
+}
+
+// The tensors of a tensor, vector or dictionary handle; error otherwise.
+std::vector<at::Tensor> TensorsOf(const char* fn, Handle h) {
+  Object o = HandleTable::Global().Get(h);
+  if (o.composite() != nullptr) {
+    Fail("%s: expected tensor, vector or dictionary, given %s", fn, ClassName(o.object_class()));
+  }
+  return o.tensors();
+}
+
+void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
+  const ModeFlags& flags = FlagsOf(mode);
+  std::vector<at::Tensor> outputs = TensorsOf("backward", h);
+  std::vector<at::Tensor> gradients;
+  if (gradient != nullptr) {
+    if (outputs.size() != 1) Fail("backward: a gradient is given for a single tensor only");
+    gradients.push_back(Resolve("backward", {gradient}).tensors[0]);
+  }
+  torch::autograd::backward(outputs, gradients, AtOptional<bool>(flags.retain), flags.create);
+}
+
+}  // namespace
+
+std::optional<BackwardMode> BackwardModeFromName(absl::string_view name) {
+  for (const auto& m : kModes) {
+    if (m.name == name) return m.mode;
+  }
+  return std::nullopt;
+}
+
+void backward(Handle h, BackwardMode mode) { Backward(h, nullptr, mode); }
+
+void backward(Handle h, const Operand& gradient, BackwardMode mode) { Backward(h, &gradient, mode); }
+
+at::Tensor grad(Handle h) { return HostCopy(TensorOf("grad", h).grad()); }
+
+void zerograd(Handle h) {
+  for (const at::Tensor& t : TensorsOf("zerograd", h)) {
+    if (t.grad().defined()) t.grad().detach().zero_();
+  }
+}
+
+void nograd(Handle h) {
+  for (at::Tensor& t : TensorsOf("nograd", h)) t.mutable_grad().reset();
+}
+
+Result detach(const Operand& x) {
+  return Compute("detach", {&x}, Handle(), [](const TensorList& t) { return t[0].detach(); });
+}
+
+bool gradflag(Handle h) { return TensorOf("gradflag", h).requires_grad(); }
+
+void gradflag(Handle h, bool requires_grad) {
+  for (at::Tensor& t : TensorsOf("gradflag", h)) t.set_requires_grad(requires_grad);
+}
+
+}  // namespace kscope

@@ -1,0 +1,39 @@
+// kscope — scope-based RAII handles over libtorch, with ktorch's API.
+//
+// The one header C++ callers include. Everything lives in namespace kscope:
+//   - Scope, with_scope, GradPolicy (scope/scope.h): the guards that own handles;
+//   - Handle (runtime/handle.h): the name of a live object;
+//   - the pointer API (api/pointer.h): obj/objects, free, return_, use, mapped, ptr, class_,
+//     device, dtype, size, elements, bytes, tensorcount, ref, addref, str;
+//   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
+//     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
+//   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
+//
+// Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
+// namespace, the C++ name has a trailing underscore: return_ (ktorch `return`), class_
+// (`class`), std_ (`std`). kscope::free is spelled with its namespace so it is never taken for
+// the C library's free().
+//
+// Call kscope functions qualified (kscope::add(x, y)) when passing at::Tensor data: argument-
+// dependent lookup would otherwise find libtorch's at::add for at::Tensor arguments.
+//
+// This header does not include <torch/torch.h>: only <ATen/core/Tensor.h> and c10 headers.
+#ifndef KSCOPE_KSCOPE_H_
+#define KSCOPE_KSCOPE_H_
+
+#include "api/autograd.h"
+#include "api/container.h"
+#include "api/info.h"
+#include "api/math.h"
+#include "api/operand.h"
+#include "api/pointer.h"
+#include "api/shape.h"
+#include "api/tensor.h"
+#include "runtime/errors.h"
+#include "runtime/handle.h"
+#include "runtime/names.h"
+#include "runtime/object_class.h"
+#include "scope/scope.h"
+#include "scope/scope_stack.h"
+
+#endif  // KSCOPE_KSCOPE_H_

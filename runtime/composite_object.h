@@ -1,0 +1,45 @@
+// CompositeObject — the interface the handle table uses for objects made of many tensors:
+// modules, losses, optimizers and models.
+//
+// Implementations (in api/, by the module, loss, optimizer and model code) wrap a libtorch
+// object held by std::shared_ptr. The handle table holds each composite through a
+// std::shared_ptr<CompositeObject>, one per handle; two handles to the same libtorch object
+// (addref) hold two wrappers sharing the libtorch object, so use_count() reports the libtorch
+// object's count as ktorch's `ref` does. Accessors must not throw and must be safe to call
+// from any thread while no other thread mutates the object.
+#ifndef KSCOPE_RUNTIME_COMPOSITE_OBJECT_H_
+#define KSCOPE_RUNTIME_COMPOSITE_OBJECT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "runtime/object_class.h"
+
+namespace kscope {
+
+class CompositeObject {
+ public:
+  virtual ~CompositeObject() = default;
+
+  // kModule, kLoss, kOptimizer or kModel.
+  virtual ObjectClass object_class() const = 0;
+  // Every tensor the object manages (parameters, buffers, optimizer state), for accounting.
+  virtual std::vector<at::Tensor> tensors() const = 0;
+  // ktorch's `size`: the number of parameter tensors.
+  virtual std::int64_t parameter_count() const = 0;
+  // Address of the underlying libtorch object (equal for handles sharing it).
+  virtual const void* address() const = 0;
+  // Strong reference count of the underlying libtorch object.
+  virtual long use_count() const = 0;
+  // libtorch's printout of the object.
+  virtual std::string str() const = 0;
+  // A new wrapper sharing the same libtorch object (what addref stores in its new handle).
+  virtual std::shared_ptr<CompositeObject> share() const = 0;
+};
+
+}  // namespace kscope
+
+#endif  // KSCOPE_RUNTIME_COMPOSITE_OBJECT_H_

@@ -1,0 +1,71 @@
+// Object — what one handle holds: a tensor, a vector of tensors, an ordered dictionary of
+// tensors, or a composite (module, loss, optimizer, model).
+//
+// An Object holds exactly one strong reference to its payload (an at::Tensor copy, a container
+// of them, or a shared_ptr). Objects are move-only; share() takes another strong reference to
+// the same payload (it never copies tensor data). Containers are boxed so that an Object stays
+// small (it lives in the handle table's slots). Not internally synchronised: the handle table
+// guards the Objects it stores; Objects handed out are owned by the caller.
+#ifndef KSCOPE_RUNTIME_OBJECT_H_
+#define KSCOPE_RUNTIME_OBJECT_H_
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <torch/ordered_dict.h>
+
+#include "runtime/composite_object.h"
+#include "runtime/object_class.h"
+
+namespace kscope {
+
+using TensorVector = std::vector<at::Tensor>;
+using TensorDict = torch::OrderedDict<std::string, at::Tensor>;
+
+class Object {
+ public:
+  Object() = default;  // empty: only what an Object is after being moved from
+  explicit Object(at::Tensor tensor) : payload_(std::move(tensor)) {}
+  explicit Object(TensorVector vector)
+      : payload_(std::make_unique<TensorVector>(std::move(vector))) {}
+  explicit Object(TensorDict dict) : payload_(std::make_unique<TensorDict>(std::move(dict))) {}
+  Object(Object&&) noexcept = default;
+  Object& operator=(Object&&) noexcept = default;
+  explicit Object(std::shared_ptr<CompositeObject> composite) : payload_(std::move(composite)) {}
+
+  bool empty() const { return std::holds_alternative<std::monostate>(payload_); }
+  ObjectClass object_class() const;
+
+  // The payload when it is of that kind, else nullptr.
+  const at::Tensor* tensor() const { return std::get_if<at::Tensor>(&payload_); }
+  at::Tensor* tensor() { return std::get_if<at::Tensor>(&payload_); }
+  const TensorVector* vector() const { return Unbox<TensorVector>(); }
+  TensorVector* vector() { return Unbox<TensorVector>(); }
+  const TensorDict* dict() const { return Unbox<TensorDict>(); }
+  TensorDict* dict() { return Unbox<TensorDict>(); }
+  const CompositeObject* composite() const;
+
+  // Every tensor the object holds or manages, in order.
+  std::vector<at::Tensor> tensors() const;
+
+  // Another Object holding a new strong reference to the same payload (addref).
+  Object share() const;
+
+ private:
+  template <typename T>
+  T* Unbox() const {
+    const auto* box = std::get_if<std::unique_ptr<T>>(&payload_);
+    return box ? box->get() : nullptr;
+  }
+
+  std::variant<std::monostate, at::Tensor, std::unique_ptr<TensorVector>,
+               std::unique_ptr<TensorDict>, std::shared_ptr<CompositeObject>>
+      payload_;
+};
+
+}  // namespace kscope
+
+#endif  // KSCOPE_RUNTIME_OBJECT_H_

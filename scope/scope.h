@@ -1,0 +1,106 @@
+// kscope::Scope — the RAII guard that owns every handle created while it is the innermost
+// scope of its thread, and with_scope(f), its callback form.
+//
+//   {
+//     auto scope = kscope::Scope::Open();           // or Scope::Open(GradPolicy::kNoGrad)
+//     kscope::Handle x = kscope::tensor(...);        // owned by `scope`
+//     kscope::Handle y = scope.keep(kscope::mul(x, x));  // handed to the parent on normal exit
+//   }                                                // x released here, y lives on outside
+//
+// Ownership: on exit, normal or by exception, the scope releases every handle it still owns,
+// newest first. Handles passed to keep() move to the parent scope (same id, same reference
+// count), but only when the scope exits normally: during exception unwinding nothing is handed
+// off. keep() of a handle owned by an enclosing scope or the root is a no-op.
+// Grad policy: kNoGrad or kInference set the thread's autograd mode for the scope's lifetime
+// and restore it on every exit path.
+// Errors: keep() throws kscope::Error (and changes nothing) for a stale handle or one owned by
+// another thread or by a still-open inner scope. The destructor never throws.
+// Thread-safety: a Scope belongs to the thread that opened it; it cannot be copied or moved.
+// Scopes must close in LIFO order, which RAII guarantees for stack-allocated guards.
+#ifndef KSCOPE_SCOPE_SCOPE_H_
+#define KSCOPE_SCOPE_SCOPE_H_
+
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <c10/core/GradMode.h>
+#include <c10/core/InferenceMode.h>
+
+#include "runtime/handle.h"
+#include "scope/scope_stack.h"
+
+namespace kscope {
+
+enum class GradPolicy {
+  kInherit,    // leave the thread's grad mode as it is
+  kNoGrad,     // autograd off (at::NoGradGuard)
+  kInference,  // c10::InferenceMode: no autograd, no version counters, views untracked
+};
+
+class [[nodiscard]] Scope {
+ public:
+  [[nodiscard]] static Scope Open(GradPolicy policy = GradPolicy::kInherit) { return Scope(policy); }
+
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  Scope(Scope&&) = delete;
+  Scope& operator=(Scope&&) = delete;
+  ~Scope();
+
+  // Marks h to move to the parent scope on normal exit; returns h.
+  Handle keep(Handle h);
+
+  ScopeId id() const { return id_; }
+  // Depth of this scope: 1 for the outermost scope of a thread (the root is 0).
+  int depth() const { return depth_; }
+
+ private:
+  explicit Scope(GradPolicy policy);
+
+  std::optional<c10::AutoGradMode> grad_mode_;
+  std::optional<c10::InferenceMode> inference_mode_;
+  ScopeId id_;
+  int depth_;
+  int uncaught_at_open_;
+  std::vector<Handle> kept_;
+};
+
+// KeepHandles(scope, value) keeps every handle `value` carries: a Handle, a
+// std::vector<Handle>, a std::tuple of such values; other types carry none. It is a
+// customization point found by argument-dependent lookup: a type in namespace kscope that
+// carries handles (e.g. kscope::Result) declares its own overload beside it.
+inline void KeepHandles(Scope& s, Handle h) { s.keep(h); }
+inline void KeepHandles(Scope& s, const std::vector<Handle>& hs) {
+  for (Handle h : hs) s.keep(h);
+}
+template <typename... T>
+void KeepHandles(Scope& s, const std::tuple<T...>& t) {
+  std::apply([&](const auto&... item) { (KeepHandles(s, item), ...); }, t);
+}
+template <typename T>
+void KeepHandles(Scope&, const T&) {}
+
+// Runs f() in a new scope and returns its result. Handles in the result — a Handle, a
+// std::vector<Handle>, a kscope::Result, or a std::tuple containing them (see KeepHandles) —
+// are handed off to the calling scope;
+// everything else f created is released. If f throws, everything it created is released and
+// the exception propagates.
+template <typename F>
+auto with_scope(F&& f, GradPolicy policy = GradPolicy::kInherit) {
+  using Returned = std::decay_t<std::invoke_result_t<F>>;
+  Scope scope = Scope::Open(policy);
+  if constexpr (std::is_void_v<Returned>) {
+    std::forward<F>(f)();
+  } else {
+    Returned returned = std::forward<F>(f)();
+    KeepHandles(scope, returned);
+    return returned;
+  }
+}
+
+}  // namespace kscope
+
+#endif  // KSCOPE_SCOPE_SCOPE_H_

@@ -1,0 +1,143 @@
+#include "scope/scope_stack.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+
+#include "runtime/errors.h"
+
+namespace kscope {
+namespace {
+
+std::atomic<ScopeId> next_scope_id{1};
+std::atomic<bool> strict_mode{false};
+
+bool IsMainThread() { return ::getpid() == static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+// One thread's open scopes, outermost first. When a thread ends with scopes still open, their
+// handles are released (with a warning). The main thread's stack is destroyed only at process
+// exit, when CUDA may already be gone: its handles are deliberately left alive then.
+struct ThreadStack {
+  std::vector<ScopeId> open;
+
+  ~ThreadStack() {
+    if (open.empty() || IsMainThread()) return;
+    std::fprintf(stderr, "kscope: thread exited with %zu scope(s) open; releasing their handles\n",
+                 open.size());
+    while (!open.empty()) {
+      ScopeId id = open.back();
+      open.pop_back();
+      HandleTable::Global().ReleaseOwned(id);
+    }
+  }
+};
+
+ThreadStack& Stack() {
+  thread_local ThreadStack stack;
+  return stack;
+}
+
+int DepthOf(const std::vector<ScopeId>& open, ScopeId id) {
+  if (id == kRootScope) return 0;
+  auto it = std::find(open.begin(), open.end(), id);
+  return it == open.end() ? -1 : static_cast<int>(it - open.begin()) + 1;
+}
+
+// The owner and depth a handle created now gets; in strict mode, an error at the root.
+struct Placement {
+  ScopeId owner;
+  int depth;
+};
+
+Placement PlaceNew(const char* origin) {
+  const std::vector<ScopeId>& open = Stack().open;
+  if (open.empty()) {
+    if (strict_mode.load(std::memory_order_relaxed)) {
+      Fail("%s: no open scope (strict setting): wrap tensor code in a scope", origin);
+    }
+    return Placement{kRootScope, 0};
+  }
+  return Placement{open.back(), static_cast<int>(open.size())};
+}
+
+}  // namespace
+
+ScopeId OpenScope() {
+  ScopeId id = next_scope_id.fetch_add(1, std::memory_order_relaxed);
+  Stack().open.push_back(id);
+  return id;
+}
+
+void ValidateHandOff(ScopeId id, Handle h) {
+  const std::vector<ScopeId>& open = Stack().open;
+  const int scope_depth = DepthOf(open, id);
+  const EntryInfo info = HandleTable::Global().Info(h);  // throws stale pointer
+  const int owner_depth = DepthOf(open, info.owner);
+  if (owner_depth < 0) {
+    Fail("scope: cannot hand off %s, it is owned by another thread's scope", ClassName(info.object_class));
+  }
+  if (owner_depth > scope_depth) {
+    Fail("scope: cannot hand off %s, it is owned by an inner scope that is still open",
+         ClassName(info.object_class));
+  }
+}
+
+void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept {
+  std::vector<ScopeId>& open = Stack().open;
+  if (open.empty() || open.back() != id) return;
+  open.pop_back();
+  const ScopeId parent = open.empty() ? kRootScope : open.back();
+  const int parent_depth = static_cast<int>(open.size());
+  HandleTable& table = HandleTable::Global();
+  for (Handle h : hand_off) table.MoveIfOwnedBy(h, id, parent, parent_depth);
+  std::vector<Object> released = table.ReleaseOwned(id);
+  for (Object& o : released) o = Object();  // newest first, outside the table's lock
+}
+
+void CloseScope(ScopeId id, absl::Span<const Handle> hand_off) {
+  const std::vector<ScopeId>& open = Stack().open;
+  if (open.empty() || open.back() != id) {
+    if (DepthOf(open, id) > 0) {
+      Fail("endscope: scope %d is not the innermost open scope of this thread", id);
+    }
+    Fail("endscope: scope %d is not open on this thread", id);
+  }
+  for (Handle h : hand_off) ValidateHandOff(id, h);
+  CloseScopeNoThrow(id, hand_off);
+}
+
+ScopeId CurrentScope() {
+  const std::vector<ScopeId>& open = Stack().open;
+  return open.empty() ? kRootScope : open.back();
+}
+
+int ScopeDepth() { return static_cast<int>(Stack().open.size()); }
+
+std::vector<ScopeId> OpenScopes() { return Stack().open; }
+
+Handle Own(Object object, const char* origin) {
+  const Placement at = PlaceNew(origin);
+  return HandleTable::Global().Add(std::move(object), at.owner, at.depth, origin);
+}
+
+Handle OwnConsuming(absl::Span<const Handle> consumed, Object object, const char* origin) {
+  const Placement at = PlaceNew(origin);
+  std::vector<Object> released;  // dropped after the table's lock is released
+  return HandleTable::Global().Consume(consumed, std::move(object), at.owner, at.depth, origin,
+                                       &released);
+}
+
+void ReleaseThreadHandles() {
+  HandleTable& table = HandleTable::Global();
+  std::vector<ScopeId> owners = Stack().open;
+  owners.insert(owners.begin(), kRootScope);
+  for (auto it = owners.rbegin(); it != owners.rend(); ++it) table.ReleaseOwned(*it);
+}
+
+void SetStrict(bool strict) { strict_mode.store(strict, std::memory_order_relaxed); }
+bool Strict() { return strict_mode.load(std::memory_order_relaxed); }
+
+}  // namespace kscope
