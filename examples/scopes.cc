@@ -7,50 +7,18 @@
 // closes. The `scope` column is the depth of the owning scope (0 would be the root).
 //
 // Run: ./build/examples/scopes_example
-#include <algorithm>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "kscope/kscope.h"
 
 namespace {
 
-using Cells = std::vector<std::string>;
-
-// One obj row as text, in obj[]'s column order.
-Cells CellsOf(const kscope::ObjectRow& row) {
-  return {absl::StrCat(row.ptr.id()), std::string(kscope::ClassName(row.object_class)),
-          row.device, row.dtype, absl::StrJoin(row.size, " "), absl::StrCat(row.elements),
-          absl::StrCat(row.bytes), absl::StrCat(row.scope), row.origin};
-}
-
-void PrintLine(const Cells& cells, const std::vector<std::size_t>& widths) {
-  std::string line = cells[0];
-  for (std::size_t i = 1; i < cells.size(); ++i) {
-    absl::StrAppend(&line, std::string(widths[i - 1] - cells[i - 1].size() + 1, ' '), cells[i]);
-  }
-  absl::PrintF("%s\n", line);
-}
-
-// Prints kscope::obj() as the q console prints a table: left-aligned columns under a rule.
+// Prints kscope::obj() as the q console prints obj[].
 void PrintObjects(const char* title) {
-  std::vector<Cells> rows = {{"ptr", "class", "device", "dtype", "size", "elements", "bytes",
-                              "scope", "origin"}};
-  for (const kscope::ObjectRow& row : kscope::obj()) rows.push_back(CellsOf(row));
-  std::vector<std::size_t> widths(rows[0].size(), 0);
-  for (const Cells& cells : rows) {
-    for (std::size_t i = 0; i < cells.size(); ++i) widths[i] = std::max(widths[i], cells[i].size());
-  }
-  std::size_t total = widths.size() - 1;
-  for (std::size_t w : widths) total += w;
-
-  absl::PrintF("\n%s\n", title);
-  PrintLine(rows[0], widths);
-  absl::PrintF("%s\n", std::string(total, '-'));
-  for (std::size_t r = 1; r < rows.size(); ++r) PrintLine(rows[r], widths);
+  absl::PrintF("\n%s\n%s", title, kscope::FormatObjects(kscope::obj()));
 }
 
 std::string Values(kscope::Handle h) { return absl::StrJoin(kscope::values<float>(h), " "); }

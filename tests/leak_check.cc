@@ -2,21 +2,7 @@
 
 #include <ATen/ops/empty.h>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-
 namespace kscope::testing {
-
-std::string FormatRows(const std::vector<ObjectRow>& rows) {
-  std::string out = "ptr class device dtype size elements bytes scope origin\n";
-  for (const ObjectRow& r : rows) {
-    absl::StrAppendFormat(&out, "%d %s %s %s %s %d %d %d %s\n", r.ptr.id(), ClassName(r.object_class),
-                          r.device, r.dtype, absl::StrJoin(r.size, " "), r.elements, r.bytes,
-                          r.scope, r.origin);
-  }
-  return out;
-}
 
 at::Tensor Bools(std::initializer_list<int> values) {
   return at::tensor(std::vector<std::int64_t>(values.begin(), values.end())).to(at::kBool);
@@ -27,7 +13,7 @@ std::string LeakedRows(std::uint64_t after) {
   for (ObjectRow& row : obj()) {
     if (row.ptr.id() > after) leaked.push_back(std::move(row));
   }
-  return leaked.empty() ? std::string() : FormatRows(leaked);
+  return leaked.empty() ? std::string() : FormatObjects(leaked);
 }
 
 std::uint64_t HighestHandleId() {

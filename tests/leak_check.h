@@ -20,15 +20,13 @@
 
 namespace kscope::testing {
 
-// The rows of handles with id > `after` that are alive now, in obj[]'s layout; empty if none.
+// The rows of handles with id > `after` that are alive now (FormatObjects); empty if none.
 std::string LeakedRows(std::uint64_t after);
 // The highest handle id issued so far (0 if none): a fresh handle is registered to learn it,
 // then freed.
 std::uint64_t HighestHandleId();
 // A bool tensor from 0/1 values (libtorch 1.13's at::tensor has no bool overload).
 at::Tensor Bools(std::initializer_list<int> values);
-// obj[] rows in a q-console-like layout.
-std::string FormatRows(const std::vector<ObjectRow>& rows);
 
 class LeakCheckTest : public ::testing::Test {
  protected:

@@ -420,7 +420,10 @@ TEST_F(LeakFixtureTest, ReportsHandlesThatOutliveTheirTest) {
   EXPECT_EQ(testing::LeakedRows(before), "");
   Handle leaked = zeros({2, 3});
   const std::string rows = testing::LeakedRows(before);
-  EXPECT_THAT(rows, ::testing::HasSubstr(absl::StrFormat("%d tensor cpu float 2 3 6 24 0 zeros", leaked.id())));
+  EXPECT_THAT(rows, ::testing::MatchesRegex(absl::StrFormat(
+                        "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
+                        "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n",
+                        leaked.id())));
   kscope::free(leaked);
   EXPECT_EQ(testing::LeakedRows(before), "");
 }

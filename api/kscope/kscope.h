@@ -4,7 +4,8 @@
 //   - Scope, with_scope, GradPolicy (scope/scope.h): the guards that own handles;
 //   - Handle (runtime/handle.h): the name of a live object;
 //   - the pointer API (api/pointer.h): obj/objects, free, return_, use, mapped, ptr, class_,
-//     device, dtype, size, elements, bytes, tensorcount, ref, addref, str;
+//     device, dtype, size, elements, bytes, tensorcount, ref, addref, str, and FormatObjects
+//     (api/obj_table.h) to print obj rows;
 //   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
 //     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
@@ -25,6 +26,7 @@
 #include "api/container.h"
 #include "api/info.h"
 #include "api/math.h"
+#include "api/obj_table.h"
 #include "api/operand.h"
 #include "api/pointer.h"
 #include "api/shape.h"
