@@ -15,26 +15,19 @@
 #include <ATen/ops/std.h>
 #include <ATen/ops/var.h>
 
+#include "tests/error_text.h"
 #include "tests/leak_check.h"
 
 namespace kscope {
 namespace {
 
+using testing::ErrorOf;
 using testing::LeakCheckTest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using MathTest = LeakCheckTest;
 using AutogradTest = LeakCheckTest;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 // The same op through kscope with data, with handles, and directly.
 void ExpectSame(const Result& data, const Result& handle, const at::Tensor& direct) {

@@ -1,23 +1,16 @@
 // api/pointer.h: seed 000 (ktorch's pointers page) reproduced in C++.
+#include "tests/error_text.h"
 #include "tests/leak_check.h"
 
 namespace kscope {
 namespace {
 
+using testing::ErrorOf;
 using testing::LeakCheckTest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using PointerTest = LeakCheckTest;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST_F(PointerTest, ObjListsEveryLiveHandle) {
   // q)t:tensor 1 2 3.0  v:vector(1 2;3 4 5e)  d:dict `a`b!(0101b; 3 4#til 12)

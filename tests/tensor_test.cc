@@ -6,26 +6,19 @@
 #include <ATen/ops/rand.h>
 #include <c10/util/Half.h>
 
+#include "tests/error_text.h"
 #include "tests/leak_check.h"
 
 namespace kscope {
 namespace {
 
+using testing::ErrorOf;
 using testing::LeakCheckTest;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using TensorTest = LeakCheckTest;
 using ContainerTest = LeakCheckTest;
-
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 template <typename T>
 void ExpectRoundTrip(const std::vector<T>& data, const char* dtype_name) {
