@@ -24,13 +24,16 @@ std::int64_t RefOf(Handle h) { return ref(h).single(); }
 
 TEST_F(ScopeTest, HandlesCreatedInAScopeDieAtItsExit) {
   Handle t;
+  std::optional<c10::weak_intrusive_ptr<c10::TensorImpl>> observed;
   {
     auto scope = Scope::Open();
     EXPECT_EQ(ScopeDepth(), 1);
     t = zeros({1});
     EXPECT_EQ(RefOf(t), 1);  // OCaml: a fresh tensor reports 1
     EXPECT_EQ(obj().back().scope, 1);
+    observed.emplace(TensorOf("test", t).getIntrusivePtr());
   }
+  EXPECT_TRUE(observed->expired());  // the tensor itself is gone, not just the handle
   EXPECT_EQ(ScopeDepth(), 0);
   EXPECT_FALSE(mapped(t));
   EXPECT_THROW(ref(t), Error);

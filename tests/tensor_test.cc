@@ -206,3 +206,49 @@ TEST_F(ContainerTest, DictionaryBuildAccessInsert) {
 
 }  // namespace
 }  // namespace kscope
+
+namespace kscope {
+namespace {
+
+using testing::LeakCheckTest;
+
+// The seed 001 GPU session; runs where libtorch sees a CUDA device and skips elsewhere.
+class CudaTest : public LeakCheckTest {
+ protected:
+  void SetUp() override {
+    LeakCheckTest::SetUp();
+    if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA device: this libtorch reports at::hasCUDA() == false";
+  }
+};
+
+TEST_F(CudaTest, TensorsOnTheGpuSeed001) {
+  // q)x:tensor(1 2 3e; `cuda)  device x -> `cuda:0   y:tensor 4 5  to(y;`cuda)  device y -> `cuda:0
+  auto scope = Scope::Open();
+  Handle x = tensor(std::vector<float>{1, 2, 3}, {}, Options::Parse("tensor", {"cuda"}));
+  EXPECT_EQ(device(x), "cuda:0");
+  Handle y = tensor(std::vector<std::int64_t>{4, 5});
+  to(y, Options::Parse("to", {"cuda"}));
+  EXPECT_EQ(device(y), "cuda:0");
+  EXPECT_EQ(values<std::int64_t>(y), (std::vector<std::int64_t>{4, 5}));
+  Handle z = mul(x, x);
+  EXPECT_EQ(device(z), "cuda:0");
+  EXPECT_EQ(obj().back().device, "cuda:0");
+  EXPECT_EQ(values<float>(z), (std::vector<float>{1, 4, 9}));
+}
+
+TEST_F(CudaTest, ScopeExitReleasesGpuTensors) {
+  // The tensor itself expires at scope exit (observed through a weak reference; the caching
+  // allocator may keep the memory reserved for reuse).
+  std::optional<c10::weak_intrusive_ptr<c10::TensorImpl>> observed;
+  {
+    auto scope = Scope::Open();
+    Handle big = zeros({1 << 20}, Options::Parse("zeros", {"cuda"}));
+    EXPECT_EQ(bytes(big), 4 << 20);
+    observed.emplace(TensorOf("test", big).getIntrusivePtr());
+    EXPECT_FALSE(observed->expired());
+  }
+  EXPECT_TRUE(observed->expired());
+}
+
+}  // namespace
+}  // namespace kscope
