@@ -7,7 +7,9 @@
 //   - lookup: HandleTable::Get and TensorOf on a live handle, vs copying an at::Tensor;
 //   - scope: open a Scope, create N handles in it and let it close (N = 0, 1, 16, 256), vs
 //     filling a std::vector with N references and dropping it; items/s is per handle;
-//   - add: kscope::add on two 3-element float handles, freeing the result, vs at::add.
+//   - add: kscope::add on two 3-element float handles, freeing each result, and with the
+//     results released by a scope exit every 64 adds, vs at::add (results dropped at once, or
+//     held 64 at a time).
 // libtorch runs on one thread. After the usual Google Benchmark table the binary prints, for
 // each pair, kscope time / raw time measured in the same run. The add target (kscope within
 // 10% of raw libtorch) is printed, not enforced.
@@ -116,6 +118,20 @@ void BM_KscopeAdd(benchmark::State& state) {
 }
 BENCHMARK(BM_KscopeAdd);
 
+// The way scoped code uses kscope: results are not freed one by one but released together
+// when their scope exits, here every 64 adds (one lock for the whole batch).
+void BM_KscopeAddInScope(benchmark::State& state) {
+  constexpr int kBatch = 64;
+  const auto scope = kscope::Scope::Open();
+  const kscope::Handle a = kscope::tensor(at::rand({3}));
+  const kscope::Handle b = kscope::tensor(at::rand({3}));
+  while (state.KeepRunningBatch(kBatch)) {
+    auto batch = kscope::Scope::Open();
+    for (int i = 0; i < kBatch; ++i) benchmark::DoNotOptimize(kscope::add(a, b).handle());
+  }
+}
+BENCHMARK(BM_KscopeAddInScope);
+
 void BM_RawAdd(benchmark::State& state) {
   const at::Tensor x = at::rand({3});
   const at::Tensor y = at::rand({3});
@@ -125,6 +141,20 @@ void BM_RawAdd(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RawAdd);
+
+// The raw twin of BM_KscopeAddInScope: 64 results held, then dropped together.
+void BM_RawAddHeld(benchmark::State& state) {
+  constexpr int kBatch = 64;
+  const at::Tensor x = at::rand({3});
+  const at::Tensor y = at::rand({3});
+  std::vector<at::Tensor> held;
+  held.reserve(kBatch);
+  while (state.KeepRunningBatch(kBatch)) {
+    for (int i = 0; i < kBatch; ++i) held.push_back(at::add(x, y));
+    held.clear();
+  }
+}
+BENCHMARK(BM_RawAddHeld);
 
 // --- the ratios table ------------------------------------------------------------------------
 
@@ -212,7 +242,8 @@ void PrintRatios(const RecordingReporter& reporter) {
       {"scope, 1 handle", "BM_KscopeScope/1", "BM_RawScope/1"},
       {"scope, 16 handles, per handle", "BM_KscopeScope/16", "BM_RawScope/16", 16},
       {"scope, 256 handles, per handle", "BM_KscopeScope/256", "BM_RawScope/256", 256},
-      {"add 3-element", "BM_KscopeAdd", "BM_RawAdd", 1, 1.10},
+      {"add 3-element, free each", "BM_KscopeAdd", "BM_RawAdd", 1, 1.10},
+      {"add 3-element, scope per 64", "BM_KscopeAddInScope", "BM_RawAddHeld", 1, 1.10},
   };
   absl::PrintF("\nkscope / raw libtorch, real time per iteration:\n");
   for (const Comparison& c : table) PrintComparison(reporter, c);

@@ -25,10 +25,19 @@ HandleTable& HandleTable::Global() {
   return *table;
 }
 
+HandleTable::OwnedIds* HandleTable::ListOf(OwnerId owner) {
+  if (last_list_ == nullptr || last_owner_ != owner) {
+    last_owner_ = owner;
+    last_list_ = &owned_[owner];
+  }
+  return last_list_;
+}
+
 std::uint64_t HandleTable::Insert(Object object, OwnerId owner, int depth, const char* origin) {
   const std::uint64_t id = next_id_++;
-  entries_.try_emplace(id, Entry{std::move(object), owner, depth, origin});
-  owned_[owner].ids.push_back(id);
+  OwnedIds* list = ListOf(owner);
+  entries_.try_emplace(id, Entry{std::move(object), owner, list, depth, origin});
+  list->ids.push_back(id);
   return id;
 }
 
@@ -75,10 +84,8 @@ void HandleTable::Read(Handle h, absl::FunctionRef<void(const Object&)> f) const
   f(Find(h).object);
 }
 
-void HandleTable::Depart(OwnerId owner) {
-  auto it = owned_.find(owner);
-  if (it == owned_.end()) return;
-  OwnedIds& owned = it->second;
+void HandleTable::Depart(OwnedIds* list, OwnerId owner) {
+  OwnedIds& owned = *list;
   if (++owned.departed < kCompactAfter || owned.departed * 2 < owned.ids.size()) return;
   auto stays = [&](std::uint64_t id) {
     auto e = entries_.find(id);
@@ -95,8 +102,9 @@ Object HandleTable::Erase(std::uint64_t id) { return Erase(entries_.find(id)); }
 Object HandleTable::Erase(EntryMap::iterator it) {
   Object object = std::move(it->second.object);
   const OwnerId owner = it->second.owner;
+  OwnedIds* list = it->second.listed_in;
   entries_.erase(it);
-  Depart(owner);
+  Depart(list, owner);
   return object;
 }
 
@@ -133,6 +141,7 @@ std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
   if (owner == kRootOwner) {
     it->second = OwnedIds{};
   } else {
+    if (last_list_ == &it->second) last_list_ = nullptr;
     owned_.erase(it);
   }
   for (auto id = ids.rbegin(); id != ids.rend(); ++id) {
@@ -148,10 +157,13 @@ bool HandleTable::MoveIfOwnedBy(Handle h, OwnerId from, OwnerId to, int depth) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(h.id());
   if (it == entries_.end() || it->second.owner != from) return false;
+  OwnedIds* left = it->second.listed_in;
+  OwnedIds* joined = ListOf(to);
   it->second.owner = to;
+  it->second.listed_in = joined;
   it->second.depth = depth;
-  owned_[to].ids.push_back(h.id());
-  Depart(from);
+  joined->ids.push_back(h.id());
+  Depart(left, from);
   return true;
 }
 

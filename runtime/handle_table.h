@@ -21,6 +21,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
@@ -100,15 +101,16 @@ class HandleTable {
   std::vector<std::pair<EntryInfo, Object>> Snapshot() const;
 
  private:
-  struct Entry {
-    Object object;
-    OwnerId owner;
-    int depth;
-    const char* origin;
-  };
   struct OwnedIds {
     std::vector<std::uint64_t> ids;  // creation order; may hold ids that left
     std::size_t departed = 0;        // how many of `ids` have left
+  };
+  struct Entry {
+    Object object;
+    OwnerId owner;
+    OwnedIds* listed_in;  // owner's list (stable: owned_ is a node map)
+    int depth;
+    const char* origin;
   };
 
   const Entry& Find(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -117,14 +119,20 @@ class HandleTable {
   // Removes a live entry, updating its owner's list; returns its object.
   Object Erase(std::uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Object Erase(EntryMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Depart(OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The id list of `owner`, created on first use; remembers the last owner asked for, since
+  // consecutive creations nearly always share one.
+  OwnedIds* ListOf(OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Notes that an id left `list` (owned by `owner`); compacts the list when most ids left.
+  void Depart(OwnedIds* list, OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::uint64_t Insert(Object object, OwnerId owner, int depth, const char* origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   EntryMap entries_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<OwnerId, OwnedIds> owned_ ABSL_GUARDED_BY(mu_);
+  absl::node_hash_map<OwnerId, OwnedIds> owned_ ABSL_GUARDED_BY(mu_);
+  OwnerId last_owner_ ABSL_GUARDED_BY(mu_) = kRootOwner;
+  OwnedIds* last_list_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace kscope
