@@ -82,8 +82,10 @@ void free(const std::vector<std::pair<std::string, Handle>>& named) {
 
 void free() { ReleaseThreadHandles(); }
 
+Value copy_out(Handle h, const char* fn) { return HostValue(fn, Table().Get(h)); }
+
 Value return_(Handle h) {
-  Value v = HostValue("return", Table().Get(h));
+  Value v = copy_out(h);
   Table().Release(h);
   return v;
 }

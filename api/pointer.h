@@ -53,8 +53,10 @@ void free(const std::vector<std::pair<std::string, Handle>>& named);
 // free[]: releases every handle owned by the root and by this thread's scopes.
 void free();
 
-// Copies h's values out (tensor, vector or dictionary), then frees h. If the copy fails h is
-// untouched. Error: "return: expecting tensor, vector or dictionary, given <class>".
+// h's values (tensor, vector or dictionary) as host data, sharing nothing with h.
+// Error: "<fn>: expecting tensor, vector or dictionary, given <class>".
+Value copy_out(Handle h, const char* fn = "return");
+// Copies h's values out, then frees h. If the copy fails h is untouched.
 Value return_(Handle h);
 
 // use[dst; src]: dst (a tensor, vector or dictionary) takes src's object and keeps its id and

@@ -87,7 +87,8 @@ void ValidateHandOff(ScopeId id, Handle h) {
 
 void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept {
   std::vector<ScopeId>& open = Stack().open;
-  if (open.empty() || open.back() != id) return;
+  if (DepthOf(open, id) <= 0) return;
+  while (open.back() != id) CloseScopeNoThrow(open.back(), {});  // left open inside `id`
   open.pop_back();
   const ScopeId parent = open.empty() ? kRootScope : open.back();
   const int parent_depth = static_cast<int>(open.size());

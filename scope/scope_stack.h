@@ -40,8 +40,9 @@ void CloseScope(ScopeId id, absl::Span<const Handle> hand_off = {});
 // Checks that `h` may be handed off by scope `id` (see CloseScope). Throws kscope::Error.
 void ValidateHandOff(ScopeId id, Handle h);
 
-// CloseScope without validation, for destructors: never throws; hand-off handles that are no
-// longer owned by `id` are skipped.
+// CloseScope without validation, for destructors and error paths: never throws; hand-off
+// handles that are no longer owned by `id` are skipped; scopes still open inside `id` are
+// closed first (their handles released); an `id` not open on this thread is ignored.
 void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept;
 
 // This thread's innermost scope (kRootScope when none is open) and its depth (0 = root).

@@ -1,0 +1,77 @@
+#include "q/args.h"
+
+#include "q/convert.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+
+Args::Args(const char* fn, kabi::K x) : fn_(fn), whole_(x) {
+  if (IsNull(x) || (x->t == kabi::kMixed && x->n == 0)) return;
+  if (x->t != kabi::kMixed || IsPointer(x)) {
+    items_.push_back(x);
+    return;
+  }
+  items_.assign(kabi::Items(x), kabi::Items(x) + x->n);
+}
+
+void Args::Expected(std::size_t i, const char* what) const {
+  Fail("%s: arg[%d] expected %s, given %s", fn_, i, what, i < size() ? KName(items_[i]) : "nothing");
+}
+
+void Args::Unrecognized() const { Fail("%s: unrecognized arg(s) - %s", fn_, KName(whole_)); }
+
+bool Args::IsPointerAt(std::size_t i) const { return i < size() && IsPointer(items_[i]); }
+
+bool Args::IsSymbolAt(std::size_t i) const { return i < size() && IsSymbol(items_[i]); }
+
+Handle Args::PointerAt(std::size_t i) const {
+  if (!IsPointerAt(i)) Expected(i, "pointer");
+  return HandleOf(items_[i]);
+}
+
+std::int64_t Args::LongAt(std::size_t i) const {
+  if (i >= size()) Expected(i, "long");
+  kabi::K x = items_[i];
+  switch (x->t) {
+    case -kabi::kLong: return x->j;
+    case -kabi::kInt: return x->i;
+    case -kabi::kShort: return x->h;
+    case -kabi::kByte: return x->g;
+    default: Expected(i, "long");
+  }
+}
+
+bool Args::BoolAt(std::size_t i) const {
+  if (i >= size() || items_[i]->t != -kabi::kBoolean) Expected(i, "boolean");
+  return items_[i]->g != 0;
+}
+
+std::string Args::SymbolAt(std::size_t i) const {
+  if (!IsSymbolAt(i)) Expected(i, "symbol");
+  return SymbolText(items_[i]);
+}
+
+std::vector<std::string> Args::SymbolsAt(std::size_t i) const {
+  if (IsSymbolAt(i)) return {SymbolText(items_[i])};
+  if (i >= size() || items_[i]->t != kabi::kSymbol) Expected(i, "symbol(s)");
+  kabi::K x = items_[i];
+  return std::vector<std::string>(kabi::Symbols(x), kabi::Symbols(x) + x->n);
+}
+
+std::vector<std::int64_t> Args::LongsAt(std::size_t i) const {
+  if (i < size() && items_[i]->t < 0) return {LongAt(i)};
+  if (i >= size()) Expected(i, "long(s)");
+  kabi::K x = items_[i];
+  switch (x->t) {
+    case kabi::kLong: return std::vector<std::int64_t>(kabi::Longs(x), kabi::Longs(x) + x->n);
+    case kabi::kInt: return std::vector<std::int64_t>(kabi::Ints(x), kabi::Ints(x) + x->n);
+    default: Expected(i, "long(s)");
+  }
+}
+
+Operand Args::OperandAt(std::size_t i) const {
+  if (i >= size()) Expected(i, "tensor or k array");
+  return OperandFromK(fn_, items_[i]);
+}
+
+}  // namespace kscope::q

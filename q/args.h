@@ -1,0 +1,50 @@
+// Args — the arguments of a rank-1 plugin call, read as ktorch reads them: `::` and `()` are
+// no arguments; a pointer, or any value that is not a general list, is one argument; a general
+// list is one argument per item. Typed getters throw kscope::Error naming the function and the
+// argument ("tensor: arg[1] expected long, given symbol scalar"). Borrows the K it reads.
+#ifndef KSCOPE_Q_ARGS_H_
+#define KSCOPE_Q_ARGS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/operand.h"
+#include "q/k_abi.h"
+#include "runtime/handle.h"
+
+namespace kscope::q {
+
+class Args {
+ public:
+  Args(const char* fn, kabi::K x);
+
+  const char* fn() const { return fn_; }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  kabi::K operator[](std::size_t i) const { return items_[i]; }
+
+  bool IsPointerAt(std::size_t i) const;
+  bool IsSymbolAt(std::size_t i) const;
+  Handle PointerAt(std::size_t i) const;
+  std::int64_t LongAt(std::size_t i) const;       // a long, int, short or byte atom
+  bool BoolAt(std::size_t i) const;               // a boolean atom
+  std::string SymbolAt(std::size_t i) const;
+  std::vector<std::string> SymbolsAt(std::size_t i) const;  // a symbol atom or vector
+  std::vector<std::int64_t> LongsAt(std::size_t i) const;   // an integer atom or vector
+  Operand OperandAt(std::size_t i) const;         // a pointer, or k data
+
+  // "<fn>: unrecognized arg(s) - <kname of the whole argument>"
+  [[noreturn]] void Unrecognized() const;
+
+ private:
+  [[noreturn]] void Expected(std::size_t i, const char* what) const;
+
+  const char* fn_;
+  kabi::K whole_;
+  std::vector<kabi::K> items_;
+};
+
+}  // namespace kscope::q
+
+#endif  // KSCOPE_Q_ARGS_H_

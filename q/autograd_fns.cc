@@ -1,0 +1,86 @@
+// Adapters for autograd: grad backward zerograd nograd detach gradflag.
+#include "api/autograd.h"
+#include "api/tensor.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+BackwardMode ModeAt(const Args& a, std::size_t i) {
+  const std::string name = a.SymbolAt(i);
+  const auto mode = BackwardModeFromName(name);
+  if (!mode) Fail("backward: unrecognized mode `%s, expecting one of free retain create createfree", name);
+  return *mode;
+}
+
+// backward t | backward(t;mode) | backward(t;gradient) | backward(t;gradient;mode)
+K Backward(K x) {
+  return Guard([&] {
+    const Args a("backward", x);
+    if (IsPointer(x)) {
+      backward(HandleOf(x));
+    } else if (a.size() == 2 && a.IsSymbolAt(1)) {
+      backward(a.PointerAt(0), ModeAt(a, 1));
+    } else if (a.size() == 2 || a.size() == 3) {
+      backward(a.PointerAt(0), a.OperandAt(1), a.size() == 3 ? ModeAt(a, 2) : BackwardMode::kFree);
+    } else {
+      a.Unrecognized();
+    }
+    return K{nullptr};
+  });
+}
+
+K Grad(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("grad: expecting tensor, given %s", KName(x));
+    return KFromTensor(grad(HandleOf(x)));
+  });
+}
+
+K Zerograd(K x) {
+  return Guard([&] {
+    zerograd(Args("zerograd", x).PointerAt(0));
+    return K{nullptr};
+  });
+}
+
+K Nograd(K x) {
+  return Guard([&] {
+    nograd(Args("nograd", x).PointerAt(0));
+    return K{nullptr};
+  });
+}
+
+K Detach(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("detach: expecting tensor, given %s", KName(x));
+    return KFromResult(detach(HandleOf(x)));
+  });
+}
+
+// gradflag p -> bool | gradflag(p;flag)
+K Gradflag(K x) {
+  return Guard([&] {
+    const Args a("gradflag", x);
+    if (IsPointer(x)) return kabi::kb(gradflag(HandleOf(x)));
+    if (a.size() != 2) a.Unrecognized();
+    gradflag(a.PointerAt(0), a.BoolAt(1));
+    return K{nullptr};
+  });
+}
+
+}  // namespace
+
+std::vector<Export> AutogradExports() {
+  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
+  return {one("backward", Backward), one("grad", Grad),     one("zerograd", Zerograd),
+          one("nograd", Nograd),     one("detach", Detach), one("gradflag", Gradflag)};
+}
+
+}  // namespace kscope::q

@@ -1,0 +1,248 @@
+#include "q/convert.h"
+
+#include <array>
+#include <cstring>
+
+#include <ATen/ops/empty.h>
+#include <ATen/ops/stack.h>
+#include <c10/core/ScalarType.h>
+
+#include "absl/strings/str_cat.h"
+#include "api/pointer.h"
+#include "api/values.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::Items;
+
+struct TypeMap {
+  signed char k;
+  c10::ScalarType torch;
+};
+constexpr std::array<TypeMap, 8> kTypes = {{
+    {kabi::kBoolean, c10::ScalarType::Bool},
+    {kabi::kByte, c10::ScalarType::Byte},
+    {kabi::kShort, c10::ScalarType::Short},
+    {kabi::kInt, c10::ScalarType::Int},
+    {kabi::kLong, c10::ScalarType::Long},
+    {kabi::kReal, c10::ScalarType::Float},
+    {kabi::kFloat, c10::ScalarType::Double},
+    {kabi::kChar, c10::ScalarType::Char},
+}};
+
+std::optional<c10::ScalarType> TorchType(signed char k) {
+  for (const auto& m : kTypes) {
+    if (m.k == k) return m.torch;
+  }
+  return std::nullopt;
+}
+
+// The k type a tensor of `t` converts to; half and bfloat16 come back as real.
+signed char KType(c10::ScalarType t) {
+  if (t == c10::ScalarType::Half || t == c10::ScalarType::BFloat16) return kabi::kReal;
+  for (const auto& m : kTypes) {
+    if (m.torch == t) return m.k;
+  }
+  Fail("tensor: no k type for %s tensors", c10::toString(t));
+}
+
+constexpr std::array<const char*, 20> kTypeNames = {
+    "",     "boolean", "guid",   "",         "byte",     "short",  "int",
+    "long", "real",    "float",  "char",     "symbol",   "timestamp", "month",
+    "date", "datetime", "timespan", "minute", "second", "time"};
+
+}  // namespace
+
+K Null() {
+  K x = kabi::ka(kabi::kUnaryPrimitive);
+  x->g = 0;
+  return x;
+}
+
+bool IsNull(K x) { return x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0); }
+
+bool IsPointer(K x) {
+  return x != nullptr && x->t == kabi::kMixed && x->n == 1 && Items(x)[0]->t == -kabi::kLong;
+}
+
+Handle HandleOf(K pointer) { return Handle(static_cast<std::uint64_t>(Items(pointer)[0]->j)); }
+
+K Pointer(Handle h) { return kabi::knk(1, kabi::kj(static_cast<long long>(h.id()))); }
+
+std::string KName(K x) {
+  if (x == nullptr) return "null";
+  const int t = x->t;
+  if (t < 0 && -t < static_cast<int>(kTypeNames.size()) && *kTypeNames[-t]) {
+    return absl::StrCat(kTypeNames[-t], " scalar");
+  }
+  if (t > 0 && t < static_cast<int>(kTypeNames.size()) && *kTypeNames[t]) {
+    return absl::StrCat(kTypeNames[t], " list");
+  }
+  switch (t) {
+    case kabi::kMixed:
+      if (IsPointer(x)) {
+        const Handle h = HandleOf(x);
+        return mapped(h) ? std::string(ClassName(class_(h))) : "stale pointer";
+      }
+      return "general list";
+    case kabi::kTable: return "table";
+    case kabi::kDictionary: return "kdictionary";
+    case kabi::kLambda: return "lambda";
+    case kabi::kUnaryPrimitive: return "null/unary primitive";
+    case kabi::kDynamicLoad: return "dynamic load function";
+    case kabi::kError: return "error";
+    default: return absl::StrCat("type ", t);
+  }
+}
+
+K Symbol(const std::string& s) { return kabi::ks(kabi::ss(const_cast<char*>(s.c_str()))); }
+
+bool IsSymbol(K x) { return x != nullptr && x->t == -kabi::kSymbol; }
+
+std::string SymbolText(K atom) { return atom->s; }
+
+K Symbols(const std::vector<std::string>& names) {
+  K v = kabi::ktn(kabi::kSymbol, static_cast<long long>(names.size()));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    kabi::Symbols(v)[i] = kabi::ss(const_cast<char*>(names[i].c_str()));
+  }
+  return v;
+}
+
+at::Tensor TensorFromK(const char* fn, K x) {
+  if (x == nullptr) Fail("%s: expecting k array, given null", fn);
+  const signed char t = x->t;
+  if (t < 0) {
+    const auto type = TorchType(static_cast<signed char>(-t));
+    if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+    at::Tensor out = at::empty({}, c10::TensorOptions().dtype(*type));
+    std::memcpy(out.data_ptr(), &x->g, out.element_size());
+    return out;
+  }
+  if (t > 0) {
+    const auto type = TorchType(t);
+    if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+    at::Tensor out = at::empty({x->n}, c10::TensorOptions().dtype(*type));
+    if (x->n > 0) std::memcpy(out.data_ptr(), kabi::Payload(x), x->n * out.element_size());
+    return out;
+  }
+  if (t == kabi::kMixed && x->n > 0 && !IsPointer(x)) {
+    std::vector<at::Tensor> rows;
+    rows.reserve(x->n);
+    for (long long i = 0; i < x->n; ++i) rows.push_back(TensorFromK(fn, Items(x)[i]));
+    for (const at::Tensor& r : rows) {
+      if (r.scalar_type() != rows[0].scalar_type() || r.sizes() != rows[0].sizes()) {
+        Fail("%s: general list items differ in type or shape, unable to make a tensor", fn);
+      }
+    }
+    return at::stack(rows);
+  }
+  Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+}
+
+K KFromTensor(const at::Tensor& tensor) {
+  if (!tensor.defined()) return Null();
+  at::Tensor t = HostCopy(tensor);
+  const signed char type = KType(t.scalar_type());
+  if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float) t = t.to(c10::ScalarType::Float);
+  if (t.dim() == 0) {
+    K x = kabi::ka(-type);
+    std::memcpy(&x->g, t.data_ptr(), t.element_size());
+    return x;
+  }
+  if (t.dim() == 1) {
+    K x = kabi::ktn(type, t.size(0));
+    if (t.numel() > 0) std::memcpy(kabi::Payload(x), t.data_ptr(), t.numel() * t.element_size());
+    return x;
+  }
+  K x = kabi::ktn(kabi::kMixed, t.size(0));
+  for (std::int64_t i = 0; i < t.size(0); ++i) Items(x)[i] = KFromTensor(t.select(0, i));
+  return x;
+}
+
+K KFromValue(const Value& v) {
+  if (const auto* t = std::get_if<at::Tensor>(&v)) return KFromTensor(*t);
+  if (const auto* vec = std::get_if<TensorVector>(&v)) {
+    K x = kabi::ktn(kabi::kMixed, static_cast<long long>(vec->size()));
+    for (std::size_t i = 0; i < vec->size(); ++i) Items(x)[i] = KFromTensor((*vec)[i]);
+    return x;
+  }
+  const TensorDict& d = std::get<TensorDict>(v);
+  K values = kabi::ktn(kabi::kMixed, static_cast<long long>(d.size()));
+  for (std::size_t i = 0; i < d.size(); ++i) Items(values)[i] = KFromTensor(d[i].value());
+  return kabi::xD(Symbols(d.keys()), values);
+}
+
+Value ValueFromK(const char* fn, K x, ObjectClass as) {
+  if (as == ObjectClass::kTensor) return TensorFromK(fn, x);
+  if (as == ObjectClass::kVector) {
+    if (x->t != kabi::kMixed) return TensorVector{TensorFromK(fn, x)};
+    TensorVector v;
+    for (long long i = 0; i < x->n; ++i) v.push_back(TensorFromK(fn, Items(x)[i]));
+    return v;
+  }
+  if (x->t != kabi::kDictionary || kabi::DictKeys(x)->t != kabi::kSymbol) {
+    Fail("%s: expecting a dictionary of symbols -> arrays, given %s", fn, KName(x));
+  }
+  K keys = kabi::DictKeys(x), values = kabi::DictValues(x);
+  if (values->t != kabi::kMixed) Fail("%s: dictionary values must be a general list of arrays", fn);
+  TensorDict d;
+  for (long long i = 0; i < keys->n; ++i) d.insert(kabi::Symbols(keys)[i], TensorFromK(fn, Items(values)[i]));
+  return d;
+}
+
+K KFromResult(const Result& r) {
+  if (r.is_none()) return Null();
+  if (r.is_handle()) return Pointer(r.handle());
+  return KFromValue(r.value());
+}
+
+Operand OperandFromK(const char* fn, K x) {
+  if (IsPointer(x)) return Operand(HandleOf(x));
+  return Operand(TensorFromK(fn, x));
+}
+
+K KFromLongs(const std::vector<std::int64_t>& v) {
+  K x = kabi::ktn(kabi::kLong, static_cast<long long>(v.size()));
+  for (std::size_t i = 0; i < v.size(); ++i) kabi::Longs(x)[i] = v[i];
+  return x;
+}
+
+namespace {
+
+// Builds the k form of a PerElement: `one` for a single value, `many` for a list of them,
+// and a dictionary of `many` under symbol keys for named values.
+template <typename T, typename One, typename Many>
+K Shaped(const PerElement<T>& v, One one, Many many) {
+  if (v.is_single()) return one(v.single());
+  if (v.is_list()) return many(v.list());
+  std::vector<std::string> keys;
+  std::vector<T> values;
+  for (const auto& [key, value] : v.named()) {
+    keys.push_back(key);
+    values.push_back(value);
+  }
+  return kabi::xD(Symbols(keys), many(values));
+}
+
+}  // namespace
+
+K KFromPerElement(const PerElement<std::int64_t>& v) {
+  return Shaped(v, [](std::int64_t j) { return kabi::kj(j); }, KFromLongs);
+}
+
+K KFromPerElement(const PerElement<std::string>& v) {
+  return Shaped(v, Symbol, Symbols);
+}
+
+K KFromPerElement(const PerElement<std::vector<std::int64_t>>& v) {
+  return Shaped(v, KFromLongs, [](const std::vector<std::vector<std::int64_t>>& all) {
+    K x = kabi::ktn(kabi::kMixed, static_cast<long long>(all.size()));
+    for (std::size_t i = 0; i < all.size(); ++i) Items(x)[i] = KFromLongs(all[i]);
+    return x;
+  });
+}
+
+}  // namespace kscope::q

@@ -1,0 +1,69 @@
+// Conversion between k values and kscope's C++ types: the one place the plugin decodes its
+// arguments and encodes its results.
+//
+// Pointers are ktorch's: a 1-item general list holding a long (the handle id), so they survive
+// (a;b) but not a,b. k arrays become CPU tensors (b bool, x byte, c char, h short, i int,
+// j long, e float, f double; nested general lists of equal shape become higher dimensions) and
+// tensors come back the same way (half as real). Errors: kscope::Error naming the function.
+// Every K returned is owned by the caller; K arguments are borrowed.
+#ifndef KSCOPE_Q_CONVERT_H_
+#define KSCOPE_Q_CONVERT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "api/operand.h"
+#include "q/k_abi.h"
+#include "runtime/handle.h"
+#include "runtime/object_class.h"
+#include "runtime/per_element.h"
+
+namespace kscope::q {
+
+using kabi::K;
+
+// `::`, the generic null (what f[] passes and what a null result reads as).
+K Null();
+bool IsNull(K x);
+// ktorch's pointer shape: a general list of one long atom.
+bool IsPointer(K x);
+Handle HandleOf(K pointer);
+K Pointer(Handle h);
+
+// ktorch's names of k types for messages: "long scalar", "long list", "general list",
+// "kdictionary", "table", "null/unary primitive"; a live pointer names its class.
+std::string KName(K x);
+
+// Symbols: interned text in, std::string out.
+K Symbol(const std::string& s);
+std::string SymbolText(K atom);
+bool IsSymbol(K x);
+K Symbols(const std::vector<std::string>& names);
+
+// k array -> CPU tensor (a copy). `fn` names the caller in errors.
+at::Tensor TensorFromK(const char* fn, K x);
+// tensor -> k array: an atom for 0 dims, a vector for 1, nested general lists above; an
+// undefined tensor is `::`.
+K KFromTensor(const at::Tensor& t);
+// Values out: a tensor as an array, a vector as a general list, a dictionary as a k dictionary.
+K KFromValue(const Value& v);
+// Host data of class `as` from k: an array for a tensor, a general list of arrays for a
+// vector, a dictionary of symbols -> arrays for a dictionary.
+Value ValueFromK(const char* fn, K x, ObjectClass as);
+// A Result as k: a pointer, data, or `::`.
+K KFromResult(const Result& r);
+// An operand: a pointer's handle, or a k array's data.
+Operand OperandFromK(const char* fn, K x);
+
+// Attribute results shaped as ktorch shapes them.
+K KFromLongs(const std::vector<std::int64_t>& v);
+K KFromPerElement(const PerElement<std::int64_t>& v);
+K KFromPerElement(const PerElement<std::string>& v);
+K KFromPerElement(const PerElement<std::vector<std::int64_t>>& v);
+
+}  // namespace kscope::q
+
+#endif  // KSCOPE_Q_CONVERT_H_

@@ -1,0 +1,28 @@
+// The functions the plugin exports to q, grouped by the file that adapts them. Each adapter is
+// a thin `K f(K)` (rank 2 for `use`) that decodes its arguments (q/args.h, q/convert.h), calls
+// api/, and encodes the result, all inside Guard (q/guard.h). fns (q/fns.cc) returns them all
+// as ktorch's dictionary name -> function.
+#ifndef KSCOPE_Q_EXPORTS_H_
+#define KSCOPE_Q_EXPORTS_H_
+
+#include <vector>
+
+#include "q/k_abi.h"
+
+namespace kscope::q {
+
+struct Export {
+  const char* name;
+  void* function;  // K f(K) for rank 1, K f(K, K) for rank 2
+  int rank;
+};
+
+std::vector<Export> PointerExports();  // obj free return use mapped ptr class device dtype ...
+std::vector<Export> TensorExports();   // tensor vector dict to seed info
+std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...
+std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
+std::vector<Export> ScopeExports();    // scope endscope withscope setting
+
+}  // namespace kscope::q
+
+#endif  // KSCOPE_Q_EXPORTS_H_

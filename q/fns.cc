@@ -1,0 +1,30 @@
+// fns — the plugin's only exported symbol. q loads it with (`ktorch 2:`fns,1) and calls it
+// with `::`; it returns the dictionary of every function name -> q function (made with dl).
+#include "q/exports.h"
+#include "q/guard.h"
+
+namespace {
+
+using kabi::K;
+
+void Append(K* names, K* functions, const std::vector<kscope::q::Export>& exports) {
+  for (const auto& e : exports) {
+    kabi::js(names, kabi::ss(const_cast<char*>(e.name)));
+    kabi::jk(functions, kabi::dl(e.function, e.rank));
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) K fns(K) {
+  return kscope::q::Guard([] {
+    K names = kabi::ktn(kabi::kSymbol, 0);
+    K functions = kabi::ktn(kabi::kMixed, 0);
+    for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
+                              kscope::q::MathExports(), kscope::q::AutogradExports(),
+                              kscope::q::ScopeExports()}) {
+      Append(&names, &functions, group);
+    }
+    return kabi::xD(names, functions);
+  });
+}

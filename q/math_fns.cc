@@ -1,0 +1,250 @@
+// Adapters for math and reshaping, with ktorch's names (q keywords capitalised: Div Neg Abs
+// Exp Log Sqrt Sum Max Min View) and argument forms: k arrays in -> k arrays out, a pointer in
+// -> a pointer out, a trailing output pointer -> written there and `::` returned.
+#include "api/math.h"
+#include "api/shape.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// The output pointer after `inputs` arguments, if one is given.
+Handle OutAt(const Args& a, std::size_t inputs) {
+  if (a.size() == inputs) return Handle();
+  if (a.size() == inputs + 1 && a.IsPointerAt(inputs)) return a.PointerAt(inputs);
+  a.Unrecognized();
+}
+
+using BinaryOp = Result (*)(const Operand&, const Operand&, Handle);
+using UnaryOp = Result (*)(const Operand&, Handle);
+
+K Binary(const char* fn, BinaryOp op, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.size() < 2) a.Unrecognized();
+    return KFromResult(op(a.OperandAt(0), a.OperandAt(1), OutAt(a, 2)));
+  });
+}
+
+K Unary(const char* fn, UnaryOp op, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.empty()) a.Unrecognized();
+    if (IsPointer(x) || x->t != kabi::kMixed) return KFromResult(op(OperandFromK(fn, x), Handle()));
+    return KFromResult(op(a.OperandAt(0), OutAt(a, 1)));
+  });
+}
+
+// The single input of a reduction or reshape: the whole argument when it is a pointer or an
+// array, else the first item.
+Operand Input(const Args& a, K x) {
+  if (a.empty()) a.Unrecognized();
+  return IsPointer(x) || x->t != kabi::kMixed ? OperandFromK(a.fn(), x) : a.OperandAt(0);
+}
+
+bool Whole(K x) { return IsPointer(x) || x->t != kabi::kMixed; }
+
+// mean/Sum: f x | f(x;dim) | f(x;dim;keepdim) | f(x;dim;keepdim;out)
+using MeanLike = Result (*)(const Operand&, std::optional<std::int64_t>, bool, Handle);
+K Reduction(const char* fn, MeanLike op, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(op(in, std::nullopt, false, Handle()));
+    const bool keepdim = a.size() > 2 && a.BoolAt(2);
+    return KFromResult(op(in, a.LongAt(1), keepdim, a.size() > 3 ? OutAt(a, 3) : Handle()));
+  });
+}
+
+// std/variance: f x | f(x;unbiased) | f(x;dim;unbiased) | f(x;dim;unbiased;keepdim)
+using StdLike = Result (*)(const Operand&, std::optional<std::int64_t>, bool, bool, Handle);
+K Spread(const char* fn, StdLike op, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(op(in, std::nullopt, true, false, Handle()));
+    if (a.size() == 2 && a[1]->t == -kabi::kBoolean) return KFromResult(op(in, std::nullopt, a.BoolAt(1), false, Handle()));
+    const bool unbiased = a.size() > 2 ? a.BoolAt(2) : true;
+    const bool keepdim = a.size() > 3 ? a.BoolAt(3) : false;
+    return KFromResult(op(in, a.LongAt(1), unbiased, keepdim, Handle()));
+  });
+}
+
+// Max/Min: f x -> the extreme element; f(x;dim[;keepdim]) -> (values;indices)
+using WholeExtreme = Result (*)(const Operand&, Handle);
+using DimExtreme = Result (*)(const Operand&, std::int64_t, bool);
+K Extreme(const char* fn, WholeExtreme all, DimExtreme along, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(all(in, Handle()));
+    return KFromResult(along(in, a.LongAt(1), a.size() > 2 && a.BoolAt(2)));
+  });
+}
+
+#define KSCOPE_Q_BINARY(fn, op) \
+  K fn##_(K x) { return Binary(#fn, kscope::op, x); }
+KSCOPE_Q_BINARY(add, add)
+KSCOPE_Q_BINARY(sub, sub)
+KSCOPE_Q_BINARY(mul, mul)
+KSCOPE_Q_BINARY(Div, div)
+KSCOPE_Q_BINARY(pow, pow)
+KSCOPE_Q_BINARY(matmul, matmul)
+KSCOPE_Q_BINARY(mm, mm)
+#undef KSCOPE_Q_BINARY
+
+#define KSCOPE_Q_UNARY(fn, op) \
+  K fn##_(K x) { return Unary(#fn, kscope::op, x); }
+KSCOPE_Q_UNARY(Neg, neg)
+KSCOPE_Q_UNARY(Abs, abs)
+KSCOPE_Q_UNARY(Exp, exp)
+KSCOPE_Q_UNARY(Log, log)
+KSCOPE_Q_UNARY(Sqrt, sqrt)
+#undef KSCOPE_Q_UNARY
+
+K mean_(K x) { return Reduction("mean", kscope::mean, x); }
+K Sum_(K x) { return Reduction("Sum", kscope::sum, x); }
+K std_(K x) { return Spread("std", kscope::std_, x); }
+K variance_(K x) { return Spread("variance", kscope::var, x); }
+K Max_(K x) { return Extreme("Max", kscope::max, kscope::max, x); }
+K Min_(K x) { return Extreme("Min", kscope::min, kscope::min, x); }
+
+K argmax_(K x) {
+  return Guard([&] {
+    const Args a("argmax", x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(argmax(in));
+    return KFromResult(argmax(in, a.LongAt(1), a.size() > 2 && a.BoolAt(2)));
+  });
+}
+
+// f(x;dim) forms: softmax logsoftmax unsqueeze
+template <Result (*Op)(const Operand&, std::int64_t, Handle)>
+K WithDim(const char* fn, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.size() < 2) a.Unrecognized();
+    return KFromResult(Op(a.OperandAt(0), a.LongAt(1), OutAt(a, 2)));
+  });
+}
+K softmax_(K x) { return WithDim<kscope::softmax>("softmax", x); }
+K logsoftmax_(K x) { return WithDim<kscope::logsoftmax>("logsoftmax", x); }
+
+K View_(K x) {
+  return Guard([&] {
+    const Args a("View", x);
+    if (a.size() != 2) a.Unrecognized();
+    return KFromResult(view(a.OperandAt(0), a.LongsAt(1)));
+  });
+}
+
+K reshape_(K x) {
+  return Guard([&] {
+    const Args a("reshape", x);
+    if (a.size() != 2) a.Unrecognized();
+    return KFromResult(reshape(a.OperandAt(0), a.LongsAt(1)));
+  });
+}
+
+K transpose_(K x) {
+  return Guard([&] {
+    const Args a("transpose", x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(transpose(in));
+    if (a.size() != 3) a.Unrecognized();
+    return KFromResult(transpose(in, a.LongAt(1), a.LongAt(2)));
+  });
+}
+
+K permute_(K x) {
+  return Guard([&] {
+    const Args a("permute", x);
+    if (a.size() != 2) a.Unrecognized();
+    return KFromResult(permute(a.OperandAt(0), a.LongsAt(1)));
+  });
+}
+
+K squeeze_(K x) {
+  return Guard([&] {
+    const Args a("squeeze", x);
+    const Operand in = Input(a, x);
+    if (Whole(x) || a.size() == 1) return KFromResult(squeeze(in));
+    return KFromResult(squeeze(in, a.LongAt(1)));
+  });
+}
+
+K unsqueeze_(K x) {
+  return Guard([&] {
+    const Args a("unsqueeze", x);
+    if (a.size() != 2) a.Unrecognized();
+    return KFromResult(unsqueeze(a.OperandAt(0), a.LongAt(1)));
+  });
+}
+
+// cat/stack: f v | f(v;dim[;out]) | f((x;y;..);dim[;out]) | f(x;y;..)
+template <Result (*Op)(const std::vector<Operand>&, std::int64_t, Handle)>
+K Join(const char* fn, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (IsPointer(x)) return KFromResult(Op({Operand(HandleOf(x))}, 0, Handle()));
+    const bool with_dim = a.size() >= 2 && a[1]->t == -kabi::kLong &&
+                          (a.IsPointerAt(0) || a[0]->t == kabi::kMixed);
+    if (!with_dim) {
+      std::vector<Operand> items;
+      for (std::size_t i = 0; i < a.size(); ++i) items.push_back(a.OperandAt(i));
+      return KFromResult(Op(items, 0, Handle()));
+    }
+    std::vector<Operand> items;
+    if (a.IsPointerAt(0)) {
+      items.push_back(a.OperandAt(0));
+    } else {
+      for (long long i = 0; i < a[0]->n; ++i) items.push_back(OperandFromK(fn, kabi::Items(a[0])[i]));
+    }
+    return KFromResult(Op(items, a.LongAt(1), OutAt(a, 2)));
+  });
+}
+K cat_(K x) { return Join<kscope::cat>("cat", x); }
+K stack_(K x) { return Join<kscope::stack>("stack", x); }
+
+K narrow_(K x) {
+  return Guard([&] {
+    const Args a("narrow", x);
+    if (a.size() != 4) a.Unrecognized();
+    return KFromResult(narrow(a.OperandAt(0), a.LongAt(1), a.LongAt(2), a.LongAt(3)));
+  });
+}
+
+// index(x;dim;i): select with a long atom, index_select with a list of indices.
+K index_(K x) {
+  return Guard([&] {
+    const Args a("index", x);
+    if (a.size() != 3) a.Unrecognized();
+    if (a[2]->t == -kabi::kLong) return KFromResult(select(a.OperandAt(0), a.LongAt(1), a.LongAt(2)));
+    return KFromResult(index(a.OperandAt(0), a.LongAt(1), a.OperandAt(2)));
+  });
+}
+
+}  // namespace
+
+std::vector<Export> MathExports() {
+  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
+  return {one("add", add_),           one("sub", sub_),           one("mul", mul_),
+          one("Div", Div_),           one("pow", pow_),           one("matmul", matmul_),
+          one("mm", mm_),             one("Neg", Neg_),           one("Abs", Abs_),
+          one("Exp", Exp_),           one("Log", Log_),           one("Sqrt", Sqrt_),
+          one("mean", mean_),         one("Sum", Sum_),           one("std", std_),
+          one("variance", variance_), one("Max", Max_),           one("Min", Min_),
+          one("argmax", argmax_),     one("softmax", softmax_),   one("logsoftmax", logsoftmax_),
+          one("View", View_),         one("reshape", reshape_),   one("transpose", transpose_),
+          one("permute", permute_),   one("squeeze", squeeze_),   one("unsqueeze", unsqueeze_),
+          one("cat", cat_),           one("stack", stack_),       one("narrow", narrow_),
+          one("index", index_)};
+}
+
+}  // namespace kscope::q

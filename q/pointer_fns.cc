@@ -1,0 +1,181 @@
+// Adapters for the pointer API: obj free return use mapped ptr class device dtype size
+// elements bytes tensorcount ref addref str.
+#include "absl/cleanup/cleanup.h"
+#include "api/pointer.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// The one pointer argument of an attribute function.
+Handle OnePointer(const char* fn, K x) {
+  if (!IsPointer(x)) Fail("%s: need allocated torch object, e.g. tensor, module, given %s", fn, KName(x));
+  return HandleOf(x);
+}
+
+K Column(const std::vector<ObjectRow>& rows, K (*cell)(const ObjectRow&)) {
+  K column = kabi::ktn(kabi::kMixed, static_cast<long long>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) kabi::Items(column)[i] = cell(rows[i]);
+  return column;
+}
+
+template <typename F>
+K SymbolColumn(const std::vector<ObjectRow>& rows, F text) {
+  std::vector<std::string> values;
+  for (const ObjectRow& row : rows) values.push_back(text(row));
+  return Symbols(values);
+}
+
+template <typename F>
+K LongColumn(const std::vector<ObjectRow>& rows, F value) {
+  std::vector<std::int64_t> values;
+  for (const ObjectRow& row : rows) values.push_back(value(row));
+  return KFromLongs(values);
+}
+
+K Obj(K x) {
+  return Guard([&] {
+    if (!Args("obj", x).empty()) Fail("obj: empty arg expected");
+    const std::vector<ObjectRow> rows = obj();
+    K names = Symbols({"ptr", "class", "device", "dtype", "size", "elements", "bytes", "scope", "origin"});
+    K columns = kabi::knk(
+        9, Column(rows, [](const ObjectRow& r) { return Pointer(r.ptr); }),
+        SymbolColumn(rows, [](const ObjectRow& r) { return std::string(ClassName(r.object_class)); }),
+        SymbolColumn(rows, [](const ObjectRow& r) { return r.device; }),
+        SymbolColumn(rows, [](const ObjectRow& r) { return r.dtype; }),
+        Column(rows, [](const ObjectRow& r) {
+          // ktorch shows a container's size as its element count, a tensor's as its dims.
+          const bool container = r.object_class == ObjectClass::kVector ||
+                                 r.object_class == ObjectClass::kDictionary;
+          return container ? kabi::kj(r.size.at(0)) : KFromLongs(r.size);
+        }),
+        LongColumn(rows, [](const ObjectRow& r) { return r.elements; }),
+        LongColumn(rows, [](const ObjectRow& r) { return r.bytes; }),
+        LongColumn(rows, [](const ObjectRow& r) { return static_cast<std::int64_t>(r.scope); }),
+        SymbolColumn(rows, [](const ObjectRow& r) { return r.origin; }));
+    return kabi::xT(kabi::xD(names, columns));
+  });
+}
+
+K Free(K x) {
+  return Guard([&] {
+    if (IsNull(x) || (x->t == kabi::kMixed && x->n == 0)) {
+      kscope::free();
+    } else if (IsPointer(x)) {
+      kscope::free(HandleOf(x));
+    } else if (x->t == kabi::kMixed) {
+      std::vector<Handle> handles;
+      for (long long i = 0; i < x->n; ++i) {
+        K item = kabi::Items(x)[i];
+        if (!IsPointer(item)) Fail("free: expecting pytorch object but element[%d] is %s", i, KName(item));
+        handles.push_back(HandleOf(item));
+      }
+      kscope::free(handles);
+    } else if (x->t == kabi::kDictionary && kabi::DictKeys(x)->t == kabi::kSymbol &&
+               kabi::DictValues(x)->t == kabi::kMixed) {
+      K keys = kabi::DictKeys(x), values = kabi::DictValues(x);
+      std::vector<std::pair<std::string, Handle>> named;
+      for (long long i = 0; i < keys->n; ++i) {
+        K item = kabi::Items(values)[i];
+        if (!IsPointer(item)) {
+          Fail("free: expecting pytorch object but dictionary key[`%s] is %s", kabi::Symbols(keys)[i], KName(item));
+        }
+        named.emplace_back(kabi::Symbols(keys)[i], HandleOf(item));
+      }
+      kscope::free(named);
+    } else {
+      Fail("free: expecting pytorch object or list/dictionary of objects, given %s", KName(x));
+    }
+    return K{nullptr};
+  });
+}
+
+K Return(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("return: expecting tensor, vector or dictionary, given %s", KName(x));
+    const Handle h = HandleOf(x);
+    // Convert before freeing: if conversion fails the handle is untouched.
+    K values = KFromValue(copy_out(h));
+    auto drop = absl::MakeCleanup([&] { kabi::r0(values); });
+    kscope::free(h);
+    std::move(drop).Cancel();
+    return values;
+  });
+}
+
+K Use(K x, K y) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("use: 1st arg must be tensor, vector or dictionary");
+    const Handle dst = HandleOf(x);
+    if (IsPointer(y)) {
+      use(dst, HandleOf(y));
+    } else {
+      const ObjectClass c = class_(dst);
+      if (c != ObjectClass::kTensor && c != ObjectClass::kVector && c != ObjectClass::kDictionary) {
+        Fail("use: 1st arg must be tensor, vector or dictionary");
+      }
+      use(dst, ValueFromK("use", y, c));
+    }
+    return K{nullptr};
+  });
+}
+
+K Mapped(K x) {
+  return Guard([&] { return kabi::kb(IsPointer(x) && mapped(HandleOf(x))); });
+}
+
+K Ptr(K x) { return Guard([&] { return KFromPerElement(ptr(OnePointer("ptr", x))); }); }
+
+K Class(K x) {
+  return Guard([&] { return Symbol(std::string(ClassName(class_(OnePointer("class", x))))); });
+}
+
+K Device(K x) { return Guard([&] { return Symbol(device(OnePointer("device", x))); }); }
+
+K Dtype(K x) { return Guard([&] { return KFromPerElement(dtype(OnePointer("dtype", x))); }); }
+
+K Size(K x) { return Guard([&] { return KFromPerElement(size(OnePointer("size", x))); }); }
+
+K Elements(K x) { return Guard([&] { return kabi::kj(elements(OnePointer("elements", x))); }); }
+
+K Bytes(K x) { return Guard([&] { return kabi::kj(bytes(OnePointer("bytes", x))); }); }
+
+K Tensorcount(K x) { return Guard([&] { return kabi::kj(tensorcount(OnePointer("tensorcount", x))); }); }
+
+K Ref(K x) { return Guard([&] { return KFromPerElement(ref(OnePointer("ref", x))); }); }
+
+K Addref(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("addref not implemented for %s", KName(x));
+    return Pointer(addref(HandleOf(x)));
+  });
+}
+
+K Str(K x) {
+  return Guard([&] {
+    const std::string s = str(OnePointer("str", x));
+    return kabi::kpn(const_cast<char*>(s.data()), static_cast<long long>(s.size()));
+  });
+}
+
+}  // namespace
+
+std::vector<Export> PointerExports() {
+  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
+  return {one("obj", Obj),           one("free", Free),
+          one("return", Return),     Export{"use", reinterpret_cast<void*>(Use), 2},
+          one("mapped", Mapped),     one("ptr", Ptr),
+          one("class", Class),       one("device", Device),
+          one("dtype", Dtype),       one("size", Size),
+          one("elements", Elements), one("bytes", Bytes),
+          one("tensorcount", Tensorcount), one("ref", Ref),
+          one("addref", Addref),     one("str", Str)};
+}
+
+}  // namespace kscope::q

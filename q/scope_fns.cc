@@ -1,0 +1,116 @@
+// kscope's own q functions, on the scope layer: scope endscope withscope setting.
+//
+//   s:scope[]            open a scope on this thread; its id
+//   endscope s           close it, freeing everything it owns
+//   endscope(s;r)        close it, handing every pointer found anywhere in r (atom, list,
+//                        dictionary, table) to the parent scope; returns r
+//   withscope(f;x)       open a scope, apply f to x (withscope(f;x;y;..): to x;y;..) through
+//                        the host's dot, hand off the pointers in the result, close; on an
+//                        error the scope is closed all the same and the error re-signalled
+//   setting[] / setting`strict / setting(`strict;1b) / setting`scope (current depth)
+#include "absl/cleanup/cleanup.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+#include "scope/scope_stack.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// Every pointer anywhere in x.
+void CollectPointers(K x, std::vector<Handle>* out) {
+  if (x == nullptr) return;
+  if (IsPointer(x)) {
+    out->push_back(HandleOf(x));
+  } else if (x->t == kabi::kMixed || x->t == kabi::kDictionary) {
+    for (long long i = 0; i < x->n; ++i) CollectPointers(kabi::Items(x)[i], out);
+  } else if (x->t == kabi::kTable) {
+    CollectPointers(kabi::TableDict(x), out);
+  }
+}
+
+ScopeId ScopeIdOf(const Args& a) {
+  const std::int64_t id = a.LongAt(0);
+  if (id <= 0) Fail("endscope: expecting a scope id from scope[], given %d", id);
+  return static_cast<ScopeId>(id);
+}
+
+K OpenScope_(K) {
+  return Guard([] { return kabi::kj(static_cast<long long>(OpenScope())); });
+}
+
+K EndScope(K x) {
+  return Guard([&] {
+    const Args a("endscope", x);
+    if (a.size() == 1) {
+      CloseScope(ScopeIdOf(a));
+      return K{nullptr};
+    }
+    if (a.size() != 2) a.Unrecognized();
+    std::vector<Handle> handles;
+    CollectPointers(a[1], &handles);
+    CloseScope(ScopeIdOf(a), handles);
+    return kabi::r1(a[1]);
+  });
+}
+
+// The message of the error dot left pending, as a string.
+std::string PendingError() {
+  K e = kabi::ee(nullptr);
+  std::string message = e != nullptr && e->t == kabi::kError && e->s != nullptr ? e->s : "withscope: error";
+  if (e != nullptr) kabi::r0(e);
+  return message;
+}
+
+K WithScope(K x) {
+  return Guard([&] {
+    const Args a("withscope", x);
+    if (a.size() < 2) Fail("withscope: expecting (function; argument(s)), given %s", KName(x));
+    const ScopeId id = OpenScope();
+    auto close = absl::MakeCleanup([&] { CloseScopeNoThrow(id, {}); });
+    K args = kabi::ktn(kabi::kMixed, static_cast<long long>(a.size() - 1));
+    for (std::size_t i = 1; i < a.size(); ++i) kabi::Items(args)[i - 1] = kabi::r1(a[i]);
+    K result = kabi::dot(a[0], args);
+    kabi::r0(args);
+    if (result == nullptr) Fail("%s", PendingError());
+    auto drop = absl::MakeCleanup([&] { kabi::r0(result); });
+    std::vector<Handle> handles;
+    CollectPointers(result, &handles);
+    for (Handle h : handles) ValidateHandOff(id, h);
+    std::move(close).Cancel();
+    std::move(drop).Cancel();
+    CloseScopeNoThrow(id, handles);
+    return result;
+  });
+}
+
+K Setting(K x) {
+  return Guard([&] {
+    const Args a("setting", x);
+    if (a.empty()) {
+      return kabi::xD(Symbols({"strict", "scope"}),
+                      kabi::knk(2, kabi::kb(Strict()), kabi::kj(ScopeDepth())));
+    }
+    const std::string key = a.SymbolAt(0);
+    if (key != "strict" && key != "scope") Fail("setting: unrecognized setting `%s", key);
+    if (a.size() == 1) return key == "strict" ? kabi::kb(Strict()) : kabi::kj(ScopeDepth());
+    if (a.size() != 2) a.Unrecognized();
+    if (key == "scope") Fail("setting: `scope is read-only, it is the depth of the open scopes");
+    SetStrict(a.BoolAt(1));
+    return K{nullptr};
+  });
+}
+
+}  // namespace
+
+std::vector<Export> ScopeExports() {
+  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
+  return {one("scope", OpenScope_), one("endscope", EndScope), one("withscope", WithScope),
+          one("setting", Setting)};
+}
+
+}  // namespace kscope::q
