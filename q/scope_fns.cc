@@ -70,6 +70,10 @@ K WithScope(K x) {
   return Guard([&] {
     const Args a("withscope", x);
     if (a.size() < 2) Fail("withscope: expecting (function; argument(s)), given %s", KName(x));
+    const int f = a[0]->t;
+    if (f != kabi::kLambda && (f < 104 || f > kabi::kDynamicLoad)) {
+      Fail("withscope: 1st arg must be a function, given %s", KName(a[0]));
+    }
     const ScopeId id = OpenScope();
     auto close = absl::MakeCleanup([&] { CloseScopeNoThrow(id, {}); });
     K args = kabi::ktn(kabi::kMixed, static_cast<long long>(a.size() - 1));

@@ -1,0 +1,194 @@
+// plugin_fuzzer — libFuzzer target for the q plugin, driven through the k host.
+//
+// Each input is decoded into a sequence of calls: a function of fns (every exported name is
+// reachable) applied to a random k value — atoms and vectors of the basic types, symbols drawn
+// from the words the API understands, general lists, dictionaries, `::`, and pointers, both
+// live ones (made at the start of the input) and stale ids. Calls go through khost::Call, so
+// every host check runs; any error-severity report aborts (a finding), as does a crash or a
+// leak after the input's handles are released. Built by tests/fuzz/CMakeLists.txt with clang
+// (-DKSCOPE_FUZZ=ON); run:  build-fuzz/tests/fuzz/plugin_fuzzer -max_total_time=60
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "scope/scope_stack.h"
+#include "tests/khost/khost.h"
+
+extern "C" kabi::K fns(kabi::K);
+
+namespace {
+
+using kabi::K;
+using khost::KRef;
+
+constexpr const char* kWords[] = {
+    "randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange", "linspace", "eye",
+    "grad", "nograd", "cpu", "float", "double", "long", "int", "bool", "half", "short", "byte",
+    "char", "strict", "scope", "retain", "create", "free", "createfree", "a", "b", "x"};
+constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort, kabi::kInt, kabi::kLong,
+                               kabi::kReal, kabi::kFloat, kabi::kChar, kabi::kSymbol};
+
+struct Session {
+  KRef functions;                 // fns' dictionary
+  std::vector<std::string> names;
+};
+
+Session& Plugin() {
+  static Session* session = [] {
+    auto* s = new Session;
+    KRef null(kq::Null());
+    s->functions = KRef(fns(null.get()));
+    K keys = kabi::DictKeys(s->functions.get());
+    for (long long i = 0; i < keys->n; ++i) s->names.emplace_back(kabi::Symbols(keys)[i]);
+    return s;
+  }();
+  return *session;
+}
+
+K Function(const std::string& name) {
+  const Session& s = Plugin();
+  for (std::size_t i = 0; i < s.names.size(); ++i) {
+    if (s.names[i] == name) return kabi::Items(kabi::DictValues(s.functions.get()))[i];
+  }
+  std::abort();
+}
+
+khost::Result Call(const std::string& name, std::vector<K> args) {
+  return khost::Call(Function(name), args, name);
+}
+
+class ValueMaker {
+ public:
+  ValueMaker(FuzzedDataProvider* data, const std::vector<KRef>* live) : data_(data), live_(live) {}
+
+  // A new k value (owned) of bounded size and depth.
+  K Make(int depth) {
+    switch (data_->ConsumeIntegralInRange(0, depth > 2 ? 4 : 7)) {
+      case 0: return Atom();
+      case 1: return Vector();
+      case 2: return Pointer();
+      case 3: return kq::Sym(Word());
+      case 4: return kq::Null();
+      case 5: {
+        std::vector<K> items;
+        const int n = data_->ConsumeIntegralInRange(0, 4);
+        for (int i = 0; i < n; ++i) items.push_back(Make(depth + 1));
+        return kq::List(items);
+      }
+      case 6: {
+        const int n = data_->ConsumeIntegralInRange(1, 3);
+        K keys = kabi::ktn(kabi::kSymbol, n);
+        K values = kabi::ktn(kabi::kMixed, n);
+        for (int i = 0; i < n; ++i) {
+          kabi::Symbols(keys)[i] = kabi::ss(const_cast<char*>(kWords[i]));
+          kabi::Items(values)[i] = Make(depth + 1);
+        }
+        return kabi::xD(keys, values);
+      }
+      default: return Vector();
+    }
+  }
+
+ private:
+  const char* Word() { return kWords[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kWords) - 1)]; }
+  int Type() { return kBasicTypes[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kBasicTypes) - 1)]; }
+  std::int64_t Small() { return data_->ConsumeIntegralInRange<std::int64_t>(-3, 40); }
+
+  K Fill(K x, long long i) {
+    switch (x->t) {
+      case kabi::kSymbol: kabi::Symbols(x)[i] = kabi::ss(const_cast<char*>(Word())); break;
+      case kabi::kReal: kabi::Reals(x)[i] = static_cast<float>(Small()) / 4; break;
+      case kabi::kFloat: kabi::Floats(x)[i] = static_cast<double>(Small()) / 4; break;
+      case kabi::kShort: kabi::Shorts(x)[i] = static_cast<std::int16_t>(Small()); break;
+      case kabi::kInt: kabi::Ints(x)[i] = static_cast<std::int32_t>(Small()); break;
+      case kabi::kLong: kabi::Longs(x)[i] = Small(); break;
+      case kabi::kBoolean: kabi::Bytes(x)[i] = data_->ConsumeBool(); break;
+      default: kabi::Bytes(x)[i] = static_cast<std::uint8_t>(Small()); break;
+    }
+    return x;
+  }
+
+  K Vector() {
+    K x = kabi::ktn(Type(), data_->ConsumeIntegralInRange(0, 6));
+    for (long long i = 0; i < x->n; ++i) Fill(x, i);
+    return x;
+  }
+
+  K Atom() {
+    K v = Vector();
+    if (v->n == 0) {
+      kabi::r0(v);
+      return kq::Long(Small());
+    }
+    K atom = kabi::ka(-v->t);
+    std::memcpy(&atom->g, kabi::Payload(v), v->t == kabi::kBoolean || v->t == kabi::kByte || v->t == kabi::kChar ? 1
+                                             : v->t == kabi::kShort ? 2
+                                             : v->t == kabi::kInt || v->t == kabi::kReal ? 4 : 8);
+    kabi::r0(v);
+    return atom;
+  }
+
+  K Pointer() {
+    if (!live_->empty() && data_->ConsumeBool()) {
+      return kabi::r1((*live_)[data_->ConsumeIntegralInRange<std::size_t>(0, live_->size() - 1)].get());
+    }
+    return kq::Enlist(kq::Long(data_->ConsumeIntegralInRange<std::int64_t>(-1, 1 << 20)));  // stale
+  }
+
+  FuzzedDataProvider* data_;
+  const std::vector<KRef>* live_;
+};
+
+void Abort(const khost::Report& report) {
+  if (report.severity != khost::Severity::kError) return;
+  std::fprintf(stderr, "k host check failed: %s\n", report.message.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  khost::SetFreePolicy(khost::FreePolicy::kRelease);  // let ASan see every freed block
+  khost::SetReportHandler(Abort);
+  Plugin();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+  FuzzedDataProvider data(bytes, size);
+  const std::int64_t live_before = khost::Stats().live;
+  {
+    std::vector<KRef> live;
+    for (const char* literal : {"(1 2 3.0;`grad)", "(`randn;2 3)", "0101b"}) {
+      KRef arg(kq::Parse(literal));
+      live.push_back(std::move(Call("tensor", {arg.get()}).value));
+    }
+    KRef items(kq::Parse("(1 2;3 4 5e)"));
+    live.push_back(std::move(Call("vector", {items.get()}).value));
+    ValueMaker make(&data, &live);
+    const std::vector<std::string>& names = Plugin().names;
+    for (int calls = data.ConsumeIntegralInRange(1, 6); calls > 0 && data.remaining_bytes() > 0; --calls) {
+      const std::string& name = names[data.ConsumeIntegralInRange<std::size_t>(0, names.size() - 1)];
+      std::vector<KRef> args;
+      args.emplace_back(make.Make(0));
+      if (name == "use") args.emplace_back(make.Make(0));
+      std::vector<K> borrowed;
+      for (const KRef& a : args) borrowed.push_back(a.get());
+      Call(name, borrowed);
+    }
+    KRef null(kq::Null());
+    Call("free", {null.get()});
+    Call("setting", {KRef(kq::Parse("(`strict;0b)")).get()});
+    const std::vector<kscope::ScopeId> open = kscope::OpenScopes();
+    if (!open.empty()) kscope::CloseScopeNoThrow(open.front(), {});  // closes the inner ones too
+  }
+  if (khost::Stats().live != live_before) {
+    std::fprintf(stderr, "k objects leaked by the input: %lld\n",
+                 static_cast<long long>(khost::Stats().live - live_before));
+    std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+#include "tests/plugin_fixture.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kscope::testing {
+
+const khost::Library& Plugin() {
+  static const khost::Library* const library = new khost::Library(KSCOPE_PLUGIN);
+  EXPECT_TRUE(library->ok()) << library->error();
+  return *library;
+}
+
+KRef Q(absl::string_view literal) { return KRef(kq::Parse(literal)); }
+
+KRef List(std::initializer_list<kabi::K> items) { return KRef(kq::List(items)); }
+
+std::string S1(const KRef& x) { return khost::S1(x.get()); }
+
+std::int64_t PointerId(const KRef& pointer) { return kabi::Items(pointer.get())[0]->j; }
+
+namespace {
+
+// Runs `name arg` and returns the result; failures are the caller's to check.
+khost::Result Invoke(absl::string_view name, kabi::K arg) {
+  return arg == nullptr ? Plugin().Call(name) : Plugin().Call(name, arg);
+}
+
+// The live pointers with an id above `after`, from the plugin's obj[].
+std::vector<KRef> LivePointersAfter(std::int64_t after, std::string* table) {
+  khost::Result rows = Plugin().Call("obj");
+  std::vector<KRef> live;
+  if (!rows.ok()) return live;
+  *table = khost::Show(rows.value.get());
+  kabi::K columns = kabi::DictValues(kabi::TableDict(rows.value.get()));
+  kabi::K pointers = kabi::Items(columns)[0];
+  for (long long i = 0; i < pointers->n; ++i) {
+    kabi::K p = kabi::Items(pointers)[i];
+    if (kabi::Items(p)[0]->j > after) live.emplace_back(kabi::r1(p));
+  }
+  return live;
+}
+
+}  // namespace
+
+void PluginTest::SetUp() {
+  Plugin();
+  k_objects_ = std::make_unique<khost::LeakScope>();
+  khost::Result probe = Invoke("tensor", nullptr);  // tensor[]: an empty tensor pointer
+  ASSERT_TRUE(probe.ok()) << probe.error;
+  first_id_ = PointerId(probe.value);
+  ASSERT_TRUE(Invoke("free", probe.value.get()).ok());
+}
+
+void PluginTest::TearDown() {
+  {
+    khost::Result depth = Invoke("setting", Q("`scope").get());
+    EXPECT_EQ(S1(depth.value), "0") << "the test left a scope open";
+    std::string table;
+    std::vector<KRef> leaked = LivePointersAfter(first_id_, &table);
+    EXPECT_TRUE(leaked.empty()) << "pointers created by the test are still live:\n" << table;
+    for (const KRef& p : leaked) Invoke("free", p.get());
+    Invoke("setting", List({kq::Sym("strict"), kq::Bool(false)}).get());
+  }
+  k_objects_.reset();  // every k object of the test and of the checks above is released by now
+}
+
+KRef PluginTest::Call(absl::string_view name, const KRef& arg) {
+  khost::Result r = Invoke(name, arg.get());
+  EXPECT_TRUE(r.ok()) << name << " " << khost::S1(arg.get()) << ": '" << r.error;
+  return std::move(r.value);
+}
+
+KRef PluginTest::Use(const KRef& a, const KRef& b) {
+  khost::Result r = Plugin().Call("use", std::vector<kabi::K>{a.get(), b.get()});
+  EXPECT_TRUE(r.ok()) << "use: '" << r.error;
+  return std::move(r.value);
+}
+
+std::string PluginTest::Error(absl::string_view name, const KRef& arg) {
+  khost::Result r = Invoke(name, arg.get());
+  EXPECT_FALSE(r.ok()) << name << " " << khost::S1(arg.get()) << " did not fail";
+  return r.error;
+}
+
+KRef PluginTest::Each(absl::string_view name, const std::vector<const KRef*>& items) {
+  std::vector<kabi::K> results;
+  for (const KRef* item : items) {
+    KRef r = Call(name, *item);
+    results.push_back(r ? r.release() : kq::Null());
+  }
+  return KRef(kq::Collapse(results));  // as q's each does: atoms of one type become a vector
+}
+
+}  // namespace kscope::testing

@@ -1,0 +1,62 @@
+// PluginTest — the fixture for tests that drive ktorch.so through the k host, as q would.
+//
+// The plugin is loaded once per process with dlopen (khost::Library). Before each test the
+// fixture notes the highest pointer id the plugin has issued and starts a khost::LeakScope;
+// after it, the test fails if a pointer created during the test is still live (the plugin's own
+// obj[] rows are printed, then freed), if a scope was left open, or if a k object allocated
+// during the test was not released. The plugin links its own copy of kscope, so these checks
+// ask the plugin, never kscope directly.
+#ifndef KSCOPE_TESTS_PLUGIN_FIXTURE_H_
+#define KSCOPE_TESTS_PLUGIN_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/string_view.h"
+#include "tests/khost/khost.h"
+
+namespace kscope::testing {
+
+using khost::KRef;
+
+// The loaded plugin (fails the calling test if it cannot be loaded).
+const khost::Library& Plugin();
+
+// A q literal (kq::Parse), owned.
+KRef Q(absl::string_view literal);
+// A general list of owned items; use x.share() to put a KRef's object in.
+KRef List(std::initializer_list<kabi::K> items);
+// q's one-line display of x.
+std::string S1(const KRef& x);
+// The id inside a pointer.
+std::int64_t PointerId(const KRef& pointer);
+
+class PluginTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // name arg (arg borrowed): expects success, returns the result (null for `::`).
+  KRef Call(absl::string_view name, const KRef& arg);
+  KRef Call(absl::string_view name, absl::string_view literal) { return Call(name, Q(literal)); }
+  KRef Call(absl::string_view name) { return Call(name, KRef()); }
+  // use[a;b], the one rank-2 function.
+  KRef Use(const KRef& a, const KRef& b);
+  // name arg: expects failure, returns q's error text.
+  std::string Error(absl::string_view name, const KRef& arg);
+  std::string Error(absl::string_view name, absl::string_view literal) { return Error(name, Q(literal)); }
+  // name each x, collected into a general list (as q's each does for non-uniform results).
+  KRef Each(absl::string_view name, const std::vector<const KRef*>& items);
+
+ private:
+  std::int64_t first_id_ = 0;
+  std::unique_ptr<khost::LeakScope> k_objects_;
+};
+
+}  // namespace kscope::testing
+
+#endif  // KSCOPE_TESTS_PLUGIN_FIXTURE_H_
