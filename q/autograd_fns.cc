@@ -43,19 +43,16 @@ K Grad(K x) {
   });
 }
 
-K Zerograd(K x) {
+// f p for a tensor, vector or dictionary pointer, returning `::`: zerograd nograd
+template <void (*Op)(Handle)>
+K OnPointer(const char* fn, K x) {
   return Guard([&] {
-    zerograd(Args("zerograd", x).PointerAt(0));
+    Op(Args(fn, x).PointerAt(0));
     return K{nullptr};
   });
 }
-
-K Nograd(K x) {
-  return Guard([&] {
-    nograd(Args("nograd", x).PointerAt(0));
-    return K{nullptr};
-  });
-}
+K Zerograd(K x) { return OnPointer<kscope::zerograd>("zerograd", x); }
+K Nograd(K x) { return OnPointer<kscope::nograd>("nograd", x); }
 
 K Detach(K x) {
   return Guard([&] {
@@ -78,9 +75,8 @@ K Gradflag(K x) {
 }  // namespace
 
 std::vector<Export> AutogradExports() {
-  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
-  return {one("backward", Backward), one("grad", Grad),     one("zerograd", Zerograd),
-          one("nograd", Nograd),     one("detach", Detach), one("gradflag", Gradflag)};
+  return {Unary("backward", Backward), Unary("grad", Grad),     Unary("zerograd", Zerograd),
+          Unary("nograd", Nograd),     Unary("detach", Detach), Unary("gradflag", Gradflag)};
 }
 
 }  // namespace kscope::q

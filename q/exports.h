@@ -17,6 +17,11 @@ struct Export {
   int rank;
 };
 
+// A rank-1 export.
+inline Export Unary(const char* name, kabi::K (*f)(kabi::K)) {
+  return Export{name, reinterpret_cast<void*>(f), 1};
+}
+
 std::vector<Export> PointerExports();  // obj free return use mapped ptr class device dtype ...
 std::vector<Export> TensorExports();   // tensor vector dict to seed info
 std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...

@@ -136,21 +136,17 @@ K WithDim(const char* fn, K x) {
 K softmax_(K x) { return WithDim<kscope::softmax>("softmax", x); }
 K logsoftmax_(K x) { return WithDim<kscope::logsoftmax>("logsoftmax", x); }
 
-K View_(K x) {
+// f(x;sizes) forms: View reshape permute
+template <Result (*Op)(const Operand&, const Shape&)>
+K WithSizes(const char* fn, K x) {
   return Guard([&] {
-    const Args a("View", x);
+    const Args a(fn, x);
     if (a.size() != 2) a.Unrecognized();
-    return KFromResult(view(a.OperandAt(0), a.LongsAt(1)));
+    return KFromResult(Op(a.OperandAt(0), a.LongsAt(1)));
   });
 }
-
-K reshape_(K x) {
-  return Guard([&] {
-    const Args a("reshape", x);
-    if (a.size() != 2) a.Unrecognized();
-    return KFromResult(reshape(a.OperandAt(0), a.LongsAt(1)));
-  });
-}
+K View_(K x) { return WithSizes<kscope::view>("View", x); }
+K reshape_(K x) { return WithSizes<kscope::reshape>("reshape", x); }
 
 K transpose_(K x) {
   return Guard([&] {
@@ -162,13 +158,7 @@ K transpose_(K x) {
   });
 }
 
-K permute_(K x) {
-  return Guard([&] {
-    const Args a("permute", x);
-    if (a.size() != 2) a.Unrecognized();
-    return KFromResult(permute(a.OperandAt(0), a.LongsAt(1)));
-  });
-}
+K permute_(K x) { return WithSizes<kscope::permute>("permute", x); }
 
 K squeeze_(K x) {
   return Guard([&] {
@@ -233,18 +223,17 @@ K index_(K x) {
 }  // namespace
 
 std::vector<Export> MathExports() {
-  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
-  return {one("add", add_),           one("sub", sub_),           one("mul", mul_),
-          one("Div", Div_),           one("pow", pow_),           one("matmul", matmul_),
-          one("mm", mm_),             one("Neg", Neg_),           one("Abs", Abs_),
-          one("Exp", Exp_),           one("Log", Log_),           one("Sqrt", Sqrt_),
-          one("mean", mean_),         one("Sum", Sum_),           one("std", std_),
-          one("variance", variance_), one("Max", Max_),           one("Min", Min_),
-          one("argmax", argmax_),     one("softmax", softmax_),   one("logsoftmax", logsoftmax_),
-          one("View", View_),         one("reshape", reshape_),   one("transpose", transpose_),
-          one("permute", permute_),   one("squeeze", squeeze_),   one("unsqueeze", unsqueeze_),
-          one("cat", cat_),           one("stack", stack_),       one("narrow", narrow_),
-          one("index", index_)};
+  return {Unary("add", add_),           Unary("sub", sub_),           Unary("mul", mul_),
+          Unary("Div", Div_),           Unary("pow", pow_),           Unary("matmul", matmul_),
+          Unary("mm", mm_),             Unary("Neg", Neg_),           Unary("Abs", Abs_),
+          Unary("Exp", Exp_),           Unary("Log", Log_),           Unary("Sqrt", Sqrt_),
+          Unary("mean", mean_),         Unary("Sum", Sum_),           Unary("std", std_),
+          Unary("variance", variance_), Unary("Max", Max_),           Unary("Min", Min_),
+          Unary("argmax", argmax_),     Unary("softmax", softmax_),   Unary("logsoftmax", logsoftmax_),
+          Unary("View", View_),         Unary("reshape", reshape_),   Unary("transpose", transpose_),
+          Unary("permute", permute_),   Unary("squeeze", squeeze_),   Unary("unsqueeze", unsqueeze_),
+          Unary("cat", cat_),           Unary("stack", stack_),       Unary("narrow", narrow_),
+          Unary("index", index_)};
 }
 
 }  // namespace kscope::q

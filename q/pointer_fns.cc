@@ -167,15 +167,14 @@ K Str(K x) {
 }  // namespace
 
 std::vector<Export> PointerExports() {
-  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
-  return {one("obj", Obj),           one("free", Free),
-          one("return", Return),     Export{"use", reinterpret_cast<void*>(Use), 2},
-          one("mapped", Mapped),     one("ptr", Ptr),
-          one("class", Class),       one("device", Device),
-          one("dtype", Dtype),       one("size", Size),
-          one("elements", Elements), one("bytes", Bytes),
-          one("tensorcount", Tensorcount), one("ref", Ref),
-          one("addref", Addref),     one("str", Str)};
+  return {Unary("obj", Obj),           Unary("free", Free),
+          Unary("return", Return),     Export{"use", reinterpret_cast<void*>(Use), 2},
+          Unary("mapped", Mapped),     Unary("ptr", Ptr),
+          Unary("class", Class),       Unary("device", Device),
+          Unary("dtype", Dtype),       Unary("size", Size),
+          Unary("elements", Elements), Unary("bytes", Bytes),
+          Unary("tensorcount", Tensorcount), Unary("ref", Ref),
+          Unary("addref", Addref),     Unary("str", Str)};
 }
 
 }  // namespace kscope::q

@@ -112,9 +112,8 @@ K Setting(K x) {
 }  // namespace
 
 std::vector<Export> ScopeExports() {
-  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
-  return {one("scope", OpenScope_), one("endscope", EndScope), one("withscope", WithScope),
-          one("setting", Setting)};
+  return {Unary("scope", OpenScope_), Unary("endscope", EndScope), Unary("withscope", WithScope),
+          Unary("setting", Setting)};
 }
 
 }  // namespace kscope::q

@@ -179,9 +179,8 @@ K Info(K x) {
 }  // namespace
 
 std::vector<Export> TensorExports() {
-  auto one = [](const char* name, K (*f)(K)) { return Export{name, reinterpret_cast<void*>(f), 1}; };
-  return {one("tensor", Tensor), one("vector", Vector), one("dict", Dict),
-          one("to", To),         one("seed", Seed),     one("info", Info)};
+  return {Unary("tensor", Tensor), Unary("vector", Vector), Unary("dict", Dict),
+          Unary("to", To),         Unary("seed", Seed),     Unary("info", Info)};
 }
 
 }  // namespace kscope::q
