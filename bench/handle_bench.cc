@@ -18,12 +18,7 @@
 //       ./build/bench/kscope_bench --benchmark_min_time=0.2
 // Any Google Benchmark flag works (--benchmark_filter=add, --benchmark_repetitions=5: the
 // ratios then use the mean of the repetitions).
-#include <unistd.h>
-
 #include <cstdint>
-#include <map>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -33,6 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_format.h"
+#include "bench/ratio_report.h"
 #include "kscope/kscope.h"
 
 namespace {
@@ -158,83 +154,8 @@ BENCHMARK(BM_RawAddHeld);
 
 // --- the ratios table ------------------------------------------------------------------------
 
-// The console reporter, also recording each benchmark's real time per iteration: the mean over
-// its repetitions (Google Benchmark's own mean aggregate when it reports one).
-class RecordingReporter : public benchmark::ConsoleReporter {
- public:
-  using ConsoleReporter::ConsoleReporter;
-
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.iterations == 0) continue;
-      const double seconds =
-          run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
-      if (run.run_type == Run::RT_Iteration) {
-        Timing& timing = timings_[NameOf(run)];
-        timing.total_seconds += seconds;
-        ++timing.runs;
-      } else if (run.aggregate_name == "mean") {
-        // The same mean; the only record left under --benchmark_report_aggregates_only.
-        timings_[NameOf(run)] = Timing{seconds, 1};
-      }
-    }
-  }
-
-  // Mean seconds per iteration of `name` (e.g. "BM_KscopeScope/16"); nullopt if it did not run.
-  std::optional<double> Seconds(const std::string& name) const {
-    auto it = timings_.find(name);
-    if (it == timings_.end()) return std::nullopt;
-    return it->second.total_seconds / it->second.runs;
-  }
-
- private:
-  struct Timing {
-    double total_seconds = 0;
-    int runs = 0;
-  };
-
-  static std::string NameOf(const Run& run) {
-    const benchmark::BenchmarkName& name = run.run_name;
-    return name.args.empty() ? name.function_name : name.function_name + "/" + name.args;
-  }
-
-  std::map<std::string, Timing> timings_;
-};
-
-// One line of the table: kscope's benchmark against its raw twin.
-struct Comparison {
-  std::string label;
-  std::string kscope;
-  std::string raw;          // empty: no raw equivalent, only kscope's time is printed
-  double per = 1;           // both times are divided by this (per-handle cost)
-  double target = 0;        // ratio target to print; 0: none
-};
-
-std::string FormatTime(double seconds) {
-  const double ns = seconds * 1e9;
-  return ns >= 1000 ? absl::StrFormat("%.2f us", ns / 1000) : absl::StrFormat("%.1f ns", ns);
-}
-
-void PrintComparison(const RecordingReporter& reporter, const Comparison& c) {
-  const std::optional<double> kscope = reporter.Seconds(c.kscope);
-  if (!kscope) return;  // filtered out
-  const double kscope_time = *kscope / c.per;
-  if (c.raw.empty()) {
-    absl::PrintF("%-32s kscope %s (no raw equivalent)\n", c.label + ":", FormatTime(kscope_time));
-    return;
-  }
-  const std::optional<double> raw = reporter.Seconds(c.raw);
-  if (!raw) return;
-  const double raw_time = *raw / c.per;
-  absl::PrintF("%-32s kscope %s, raw %s, ratio %.2f", c.label + ":", FormatTime(kscope_time),
-               FormatTime(raw_time), kscope_time / raw_time);
-  if (c.target > 0) absl::PrintF(" (target <= %.2f)", c.target);
-  absl::PrintF("\n");
-}
-
-void PrintRatios(const RecordingReporter& reporter) {
-  const std::vector<Comparison> table = {
+std::vector<kscope::bench::Comparison> RatioTable() {
+  return {
       {"handle create+free", "BM_KscopeCreateFree", "BM_RawCreateFree"},
       {"lookup HandleTable::Get", "BM_KscopeGet", "BM_RawCopy"},
       {"lookup TensorOf", "BM_KscopeTensorOf", "BM_RawCopy"},
@@ -245,22 +166,15 @@ void PrintRatios(const RecordingReporter& reporter) {
       {"add 3-element, free each", "BM_KscopeAdd", "BM_RawAdd", 1, 1.10},
       {"add 3-element, scope per 64", "BM_KscopeAddInScope", "BM_RawAddHeld", 1, 1.10},
   };
-  absl::PrintF("\nkscope / raw libtorch, real time per iteration:\n");
-  for (const Comparison& c : table) PrintComparison(reporter, c);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   at::set_num_threads(1);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-
-  RecordingReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular
-                                                   : benchmark::ConsoleReporter::OO_Tabular);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  PrintRatios(reporter);
+  const int rc = kscope::bench::RunWithRatios(
+      argc, argv, "kscope / raw libtorch, real time per iteration:", RatioTable());
+  if (rc != 0) return rc;
 
   kscope::free();
   if (kscope::live_handles() != 0) {

@@ -74,4 +74,9 @@ Operand Args::OperandAt(std::size_t i) const {
   return OperandFromK(fn_, items_[i]);
 }
 
+Operand Args::InputAt(std::size_t i) const {
+  if (i >= size()) Expected(i, "tensor or k array");
+  return InputFromK(fn_, items_[i]);
+}
+
 }  // namespace kscope::q

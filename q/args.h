@@ -32,7 +32,8 @@ class Args {
   std::string SymbolAt(std::size_t i) const;
   std::vector<std::string> SymbolsAt(std::size_t i) const;  // a symbol atom or vector
   std::vector<std::int64_t> LongsAt(std::size_t i) const;   // an integer atom or vector
-  Operand OperandAt(std::size_t i) const;         // a pointer, or k data
+  Operand OperandAt(std::size_t i) const;         // a pointer, or a copy of k data
+  Operand InputAt(std::size_t i) const;           // a pointer, or a view of k data (read only)
 
   // "<fn>: unrecognized arg(s) - <kname of the whole argument>"
   [[noreturn]] void Unrecognized() const;

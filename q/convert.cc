@@ -3,7 +3,7 @@
 #include <array>
 #include <cstring>
 
-#include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
 #include <ATen/ops/stack.h>
 #include <c10/core/ScalarType.h>
 
@@ -111,27 +111,20 @@ K Symbols(const std::vector<std::string>& names) {
   return v;
 }
 
-at::Tensor TensorFromK(const char* fn, K x) {
+at::Tensor TensorViewOfK(const char* fn, K x) {
   if (x == nullptr) Fail("%s: expecting k array, given null", fn);
   const signed char t = x->t;
-  if (t < 0) {
-    const auto type = TorchType(static_cast<signed char>(-t));
+  if (t != kabi::kMixed) {
+    const auto type = TorchType(static_cast<signed char>(t < 0 ? -t : t));
     if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
-    at::Tensor out = at::empty({}, c10::TensorOptions().dtype(*type));
-    std::memcpy(out.data_ptr(), &x->g, out.element_size());
-    return out;
+    const c10::TensorOptions options = c10::TensorOptions().dtype(*type);
+    if (t < 0) return at::from_blob(&x->g, at::IntArrayRef{}, options);
+    return at::from_blob(kabi::Payload(x), {x->n}, options);
   }
-  if (t > 0) {
-    const auto type = TorchType(t);
-    if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
-    at::Tensor out = at::empty({x->n}, c10::TensorOptions().dtype(*type));
-    if (x->n > 0) std::memcpy(out.data_ptr(), kabi::Payload(x), x->n * out.element_size());
-    return out;
-  }
-  if (t == kabi::kMixed && x->n > 0 && !IsPointer(x)) {
+  if (x->n > 0 && !IsPointer(x)) {
     std::vector<at::Tensor> rows;
     rows.reserve(x->n);
-    for (long long i = 0; i < x->n; ++i) rows.push_back(TensorFromK(fn, Items(x)[i]));
+    for (long long i = 0; i < x->n; ++i) rows.push_back(TensorViewOfK(fn, Items(x)[i]));
     for (const at::Tensor& r : rows) {
       if (r.scalar_type() != rows[0].scalar_type() || r.sizes() != rows[0].sizes()) {
         Fail("%s: general list items differ in type or shape, unable to make a tensor", fn);
@@ -142,11 +135,21 @@ at::Tensor TensorFromK(const char* fn, K x) {
   Fail("%s: unable to convert %s to a tensor", fn, KName(x));
 }
 
+at::Tensor TensorFromK(const char* fn, K x) {
+  at::Tensor view = TensorViewOfK(fn, x);
+  // Nested lists were stacked into new memory already; a k vector or atom is copied.
+  return x->t == kabi::kMixed ? view : view.clone();
+}
+
 K KFromTensor(const at::Tensor& tensor) {
   if (!tensor.defined()) return Null();
-  at::Tensor t = HostCopy(tensor);
+  // Only the values are read (copied into k below), so no detach or clone: a CPU, contiguous
+  // tensor of a k type is read in place.
+  at::Tensor t = tensor;
   const signed char type = KType(t.scalar_type());
+  if (!t.device().is_cpu()) t = t.to(c10::kCPU);
   if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float) t = t.to(c10::ScalarType::Float);
+  if (!t.is_contiguous()) t = t.contiguous();
   if (t.dim() == 0) {
     K x = kabi::ka(-type);
     std::memcpy(&x->g, t.data_ptr(), t.element_size());
@@ -202,6 +205,11 @@ K KFromResult(const Result& r) {
 Operand OperandFromK(const char* fn, K x) {
   if (IsPointer(x)) return Operand(HandleOf(x));
   return Operand(TensorFromK(fn, x));
+}
+
+Operand InputFromK(const char* fn, K x) {
+  if (IsPointer(x)) return Operand(HandleOf(x));
+  return Operand(TensorViewOfK(fn, x));
 }
 
 K KFromLongs(const std::vector<std::int64_t>& v) {

@@ -45,6 +45,9 @@ K Symbols(const std::vector<std::string>& names);
 
 // k array -> CPU tensor (a copy). `fn` names the caller in errors.
 at::Tensor TensorFromK(const char* fn, K x);
+// k array -> CPU tensor reading x's memory in place where it can (a view, valid only while x
+// lives and unchanged): for inputs that are only read during the call.
+at::Tensor TensorViewOfK(const char* fn, K x);
 // tensor -> k array: an atom for 0 dims, a vector for 1, nested general lists above; an
 // undefined tensor is `::`.
 K KFromTensor(const at::Tensor& t);
@@ -55,8 +58,10 @@ K KFromValue(const Value& v);
 Value ValueFromK(const char* fn, K x, ObjectClass as);
 // A Result as k: a pointer, data, or `::`.
 K KFromResult(const Result& r);
-// An operand: a pointer's handle, or a k array's data.
+// An operand: a pointer's handle, or a copy of a k array's data (safe to keep).
 Operand OperandFromK(const char* fn, K x);
+// An input only read during the call: a pointer's handle, or a view of a k array's data.
+Operand InputFromK(const char* fn, K x);
 
 // Attribute results shaped as ktorch shapes them.
 K KFromLongs(const std::vector<std::int64_t>& v);

@@ -13,6 +13,7 @@
 #ifndef KSCOPE_Q_K_ABI_H_
 #define KSCOPE_Q_K_ABI_H_
 
+#include <cstdarg>
 #include <cstdint>
 #include <limits>
 
@@ -41,6 +42,11 @@ struct Object {
 static_assert(sizeof(Object) == 16, "the k object header is 16 bytes");
 
 using K = Object*;
+
+// A guid, passed by value (16 bytes).
+struct GuidValue {
+  unsigned char g[16];
+};
 
 // Type codes: a vector has the positive code, its atom the negative one.
 enum TypeCode : signed char {
@@ -119,6 +125,7 @@ K kd(int);
 K kt(int);
 K kz(double);
 K ktj(int type, long long);
+K ku(GuidValue);
 // Interning: the one pointer for a text; pointer equality is symbol equality.
 char* ss(char*);
 char* sn(char*, long long);
@@ -141,6 +148,8 @@ K jv(K* x, K y);
 // Evaluation and application inside q: k(0, expression, args..., (K)0) takes its args over;
 // dot applies f to a list of arguments without taking them.
 K k(int handle, const char* expression, ...);
+K vak(int handle, const char* expression, va_list);  // k with a va_list of K args
+K vaknk(int n, va_list);                             // knk with a va_list
 K dot(K f, K args);
 // A q function of `rank` K arguments calling the C function f.
 K dl(void* f, long long rank);
@@ -152,6 +161,8 @@ int setm(int);
 void m9();
 int ymd(int year, int month, int day);
 int dj(int date);
+int ver();               // q's build date, yyyymmdd
+long long gc(long long); // heap coalesce: bytes released
 
 }  // extern "C"
 

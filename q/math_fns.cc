@@ -1,6 +1,7 @@
 // Adapters for math and reshaping, with ktorch's names (q keywords capitalised: Div Neg Abs
 // Exp Log Sqrt Sum Max Min View) and argument forms: k arrays in -> k arrays out, a pointer in
-// -> a pointer out, a trailing output pointer -> written there and `::` returned.
+// -> a pointer out, a trailing output pointer -> written there and `::` returned. k data is
+// read in place (InputAt): results are new tensors, or views converted back to k at once.
 #include "api/math.h"
 #include "api/shape.h"
 #include "q/args.h"
@@ -28,7 +29,7 @@ K Binary(const char* fn, BinaryOp op, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
-    return KFromResult(op(a.OperandAt(0), a.OperandAt(1), OutAt(a, 2)));
+    return KFromResult(op(a.InputAt(0), a.InputAt(1), OutAt(a, 2)));
   });
 }
 
@@ -36,8 +37,8 @@ K Unary(const char* fn, UnaryOp op, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (a.empty()) a.Unrecognized();
-    if (IsPointer(x) || x->t != kabi::kMixed) return KFromResult(op(OperandFromK(fn, x), Handle()));
-    return KFromResult(op(a.OperandAt(0), OutAt(a, 1)));
+    if (IsPointer(x) || x->t != kabi::kMixed) return KFromResult(op(InputFromK(fn, x), Handle()));
+    return KFromResult(op(a.InputAt(0), OutAt(a, 1)));
   });
 }
 
@@ -45,7 +46,7 @@ K Unary(const char* fn, UnaryOp op, K x) {
 // array, else the first item.
 Operand Input(const Args& a, K x) {
   if (a.empty()) a.Unrecognized();
-  return IsPointer(x) || x->t != kabi::kMixed ? OperandFromK(a.fn(), x) : a.OperandAt(0);
+  return IsPointer(x) || x->t != kabi::kMixed ? InputFromK(a.fn(), x) : a.InputAt(0);
 }
 
 bool Whole(K x) { return IsPointer(x) || x->t != kabi::kMixed; }
@@ -130,7 +131,7 @@ K WithDim(const char* fn, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
-    return KFromResult(Op(a.OperandAt(0), a.LongAt(1), OutAt(a, 2)));
+    return KFromResult(Op(a.InputAt(0), a.LongAt(1), OutAt(a, 2)));
   });
 }
 K softmax_(K x) { return WithDim<kscope::softmax>("softmax", x); }
@@ -142,7 +143,7 @@ K WithSizes(const char* fn, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (a.size() != 2) a.Unrecognized();
-    return KFromResult(Op(a.OperandAt(0), a.LongsAt(1)));
+    return KFromResult(Op(a.InputAt(0), a.LongsAt(1)));
   });
 }
 K View_(K x) { return WithSizes<kscope::view>("View", x); }
@@ -173,7 +174,7 @@ K unsqueeze_(K x) {
   return Guard([&] {
     const Args a("unsqueeze", x);
     if (a.size() != 2) a.Unrecognized();
-    return KFromResult(unsqueeze(a.OperandAt(0), a.LongAt(1)));
+    return KFromResult(unsqueeze(a.InputAt(0), a.LongAt(1)));
   });
 }
 
@@ -187,14 +188,14 @@ K Join(const char* fn, K x) {
                           (a.IsPointerAt(0) || a[0]->t == kabi::kMixed);
     if (!with_dim) {
       std::vector<Operand> items;
-      for (std::size_t i = 0; i < a.size(); ++i) items.push_back(a.OperandAt(i));
+      for (std::size_t i = 0; i < a.size(); ++i) items.push_back(a.InputAt(i));
       return KFromResult(Op(items, 0, Handle()));
     }
     std::vector<Operand> items;
     if (a.IsPointerAt(0)) {
-      items.push_back(a.OperandAt(0));
+      items.push_back(a.InputAt(0));
     } else {
-      for (long long i = 0; i < a[0]->n; ++i) items.push_back(OperandFromK(fn, kabi::Items(a[0])[i]));
+      for (long long i = 0; i < a[0]->n; ++i) items.push_back(InputFromK(fn, kabi::Items(a[0])[i]));
     }
     return KFromResult(Op(items, a.LongAt(1), OutAt(a, 2)));
   });
@@ -206,7 +207,7 @@ K narrow_(K x) {
   return Guard([&] {
     const Args a("narrow", x);
     if (a.size() != 4) a.Unrecognized();
-    return KFromResult(narrow(a.OperandAt(0), a.LongAt(1), a.LongAt(2), a.LongAt(3)));
+    return KFromResult(narrow(a.InputAt(0), a.LongAt(1), a.LongAt(2), a.LongAt(3)));
   });
 }
 
@@ -215,8 +216,8 @@ K index_(K x) {
   return Guard([&] {
     const Args a("index", x);
     if (a.size() != 3) a.Unrecognized();
-    if (a[2]->t == -kabi::kLong) return KFromResult(select(a.OperandAt(0), a.LongAt(1), a.LongAt(2)));
-    return KFromResult(index(a.OperandAt(0), a.LongAt(1), a.OperandAt(2)));
+    if (a[2]->t == -kabi::kLong) return KFromResult(select(a.InputAt(0), a.LongAt(1), a.LongAt(2)));
+    return KFromResult(index(a.InputAt(0), a.LongAt(1), a.InputAt(2)));
   });
 }
 

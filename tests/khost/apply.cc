@@ -254,6 +254,11 @@ kabi::K Function(int rank, Body body) {
   return x;
 }
 
+void* NativeFunction(kabi::K f) {
+  if (f == nullptr || internal::Lookup(f).kind != internal::Kind::kLive || f->t != kabi::kDynamicLoad) return nullptr;
+  return internal::DynamicOf(f).f;
+}
+
 Result Call(kabi::K f, const std::vector<kabi::K>& args, absl::string_view name) {
   if (!internal::CheckEntry(f, name)) return internal::Failure("khost: not a function object");
   for (kabi::K arg : args) {

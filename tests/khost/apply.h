@@ -46,6 +46,12 @@ kabi::K Function(int rank, Body body);
 // Applies f (type 112 or 100) to borrowed `args`; `name` labels the reports.
 Result Call(kabi::K f, const std::vector<kabi::K>& args, absl::string_view name = "function");
 
+// The C function pointer inside a type-112 object made by dl (e.g. Library::Function's), or
+// nullptr for anything else. It lets a benchmark call a plugin function directly, as q does,
+// without the host's per-call checks (Call's argument, result and leak checks); the caller then
+// owns what it returns and must look for a pending krr error itself.
+void* NativeFunction(kabi::K f);
+
 namespace internal {
 // The rank of a type-112 or type-100 object.
 int RankOf(kabi::K f);

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <utility>
 
-#include "tests/khost/abi_extras.h"
 #include "tests/khost/builtins.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/symbols.h"

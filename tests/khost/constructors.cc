@@ -3,7 +3,6 @@
 
 #include "absl/strings/str_format.h"
 #include "q/k_abi.h"
-#include "tests/khost/abi_extras.h"
 #include "tests/khost/errors.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/report.h"

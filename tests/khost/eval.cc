@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "tests/khost/abi_extras.h"
 #include "tests/khost/apply.h"
 #include "tests/khost/builtins.h"
 #include "tests/khost/errors.h"

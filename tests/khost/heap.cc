@@ -12,7 +12,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "tests/khost/abi_extras.h"
 
 namespace khost {
 namespace internal {

@@ -7,12 +7,11 @@
 //   kref.h      KRef                            library.h  Library (dlopen a plugin)
 //   parse.h     kq::Parse                       report.h   checks, reports, Stats
 //   builtins.h  Match, TempPath                 symbols.h  IsInterned
-//   errors.h    PendingError                    abi_extras.h  ku, vak, vaknk, ver, gc
+//   errors.h    PendingError
 #ifndef KSCOPE_TESTS_KHOST_KHOST_H_
 #define KSCOPE_TESTS_KHOST_KHOST_H_
 
 #include "q/k_abi.h"
-#include "tests/khost/abi_extras.h"
 #include "tests/khost/apply.h"
 #include "tests/khost/builders.h"
 #include "tests/khost/builtins.h"

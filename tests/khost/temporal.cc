@@ -8,7 +8,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "q/k_abi.h"
-#include "tests/khost/abi_extras.h"
 
 namespace khost::internal {
 namespace {

@@ -1,0 +1,45 @@
+// ratio_report — a benchmark main that prints, after Google Benchmark's usual table, the ratio
+// of pairs of benchmarks timed in the same run.
+//
+// Contract of RunWithRatios(argc, argv, title, table):
+//   - it is the part of main between the program's own setup (thread counts, loading what the
+//     benchmarks use) and its teardown: it calls benchmark::Initialize on argc/argv (any Google
+//     Benchmark flag works), runs the selected benchmarks with the console reporter (coloured
+//     on a terminal), calls benchmark::Shutdown, then prints `title` and one line per row;
+//   - it returns main's exit code: 1 if an argument was not recognized (nothing is run or
+//     printed then), else 0;
+//   - times are real time per iteration: the mean over --benchmark_repetitions (Google
+//     Benchmark's own mean aggregate under --benchmark_report_aggregates_only), divided by the
+//     row's `per`; a row whose benchmark did not run (filtered out, or skipped with an error)
+//     is left out.
+// A row prints as "<label:, padded to 32> <subject_name> <time>, <baseline_name> <time>, ratio
+// <subject time / baseline time>", with " (target <= T)" appended when target > 0; a row
+// without a baseline prints only the subject's time.
+//
+// Thread-safety: call it once, from main.
+#ifndef KSCOPE_BENCH_RATIO_REPORT_H_
+#define KSCOPE_BENCH_RATIO_REPORT_H_
+
+#include <string>
+#include <vector>
+
+namespace kscope::bench {
+
+// One line of the ratios table: `subject`'s time over `baseline`'s. Benchmarks are named as
+// Google Benchmark reports them: "BM_KscopeAdd", "BM_KscopeScope/16".
+struct Comparison {
+  std::string label;
+  std::string subject;
+  std::string baseline;                 // empty: no baseline, only the subject's time is printed
+  double per = 1;                       // both times are divided by this (e.g. per handle)
+  double target = 0;                    // ratio target to print (not enforced); 0: none
+  std::string subject_name = "kscope";  // how the line names the two sides
+  std::string baseline_name = "raw";
+};
+
+int RunWithRatios(int argc, char** argv, const std::string& title,
+                  const std::vector<Comparison>& table);
+
+}  // namespace kscope::bench
+
+#endif  // KSCOPE_BENCH_RATIO_REPORT_H_
