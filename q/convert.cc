@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/stack.h>
 #include <c10/core/ScalarType.h>
@@ -111,16 +112,24 @@ K Symbols(const std::vector<std::string>& names) {
   return v;
 }
 
+namespace {
+
+// The dtype of a simple k value (an atom or a vector of a basic type); error otherwise.
+c10::TensorOptions SimpleOptions(const char* fn, K x) {
+  const auto type = TorchType(static_cast<signed char>(x->t < 0 ? -x->t : x->t));
+  if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+  return c10::TensorOptions().dtype(*type);
+}
+
+// Where a simple k value's items are, and its shape.
+void* SimpleData(K x) { return x->t < 0 ? static_cast<void*>(&x->g) : kabi::Payload(x); }
+std::vector<std::int64_t> SimpleShape(K x) { return x->t < 0 ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{x->n}; }
+
+}  // namespace
+
 at::Tensor TensorViewOfK(const char* fn, K x) {
   if (x == nullptr) Fail("%s: expecting k array, given null", fn);
-  const signed char t = x->t;
-  if (t != kabi::kMixed) {
-    const auto type = TorchType(static_cast<signed char>(t < 0 ? -t : t));
-    if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
-    const c10::TensorOptions options = c10::TensorOptions().dtype(*type);
-    if (t < 0) return at::from_blob(&x->g, at::IntArrayRef{}, options);
-    return at::from_blob(kabi::Payload(x), {x->n}, options);
-  }
+  if (x->t != kabi::kMixed) return at::from_blob(SimpleData(x), SimpleShape(x), SimpleOptions(fn, x));
   if (x->n > 0 && !IsPointer(x)) {
     std::vector<at::Tensor> rows;
     rows.reserve(x->n);
@@ -136,9 +145,10 @@ at::Tensor TensorViewOfK(const char* fn, K x) {
 }
 
 at::Tensor TensorFromK(const char* fn, K x) {
-  at::Tensor view = TensorViewOfK(fn, x);
-  // Nested lists were stacked into new memory already; a k vector or atom is copied.
-  return x->t == kabi::kMixed ? view : view.clone();
+  if (x == nullptr || x->t == kabi::kMixed) return TensorViewOfK(fn, x);  // stacked: new memory
+  at::Tensor out = at::empty(SimpleShape(x), SimpleOptions(fn, x));
+  if (out.numel() > 0) std::memcpy(out.data_ptr(), SimpleData(x), out.numel() * out.element_size());
+  return out;
 }
 
 K KFromTensor(const at::Tensor& tensor) {
