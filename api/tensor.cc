@@ -14,6 +14,7 @@
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
+#include <c10/core/DefaultDtype.h>
 #include <c10/util/Half.h>
 
 #include "absl/strings/str_join.h"
@@ -179,6 +180,15 @@ void to(Handle h, const Options& target) {
 }
 
 void seed(std::uint64_t s) { at::manual_seed(s); }
+
+std::string default_device() { return at::hasCUDA() ? "cuda" : "cpu"; }
+
+std::string default_dtype() { return DtypeName(c10::typeMetaToScalarType(c10::get_default_dtype())); }
+
+void set_default_dtype(c10::ScalarType t) {
+  if (!c10::isFloatingType(t)) Fail("dtype: default must be a floating point type, given %s", DtypeName(t));
+  c10::set_default_dtype(c10::scalarTypeToTypeMeta(t));
+}
 
 #define KSCOPE_INSTANTIATE_TENSOR(T)                                                       \
   template Handle tensor<T>(const std::vector<T>&, const Shape&, const Options&);          \

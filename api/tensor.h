@@ -80,6 +80,12 @@ void to(Handle h, const Options& target);
 // Seeds libtorch's random generators (CPU, and CUDA when present).
 void seed(std::uint64_t s);
 
+// ktorch's device[]: "cuda" when libtorch sees a CUDA device, else "cpu".
+std::string default_device();
+// ktorch's dtype[] and dtype`name: the dtype factories use when none is given.
+std::string default_dtype();
+void set_default_dtype(c10::ScalarType t);
+
 }  // namespace kscope
 
 #endif  // KSCOPE_API_TENSOR_H_

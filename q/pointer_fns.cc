@@ -2,6 +2,8 @@
 // elements bytes tensorcount ref addref str.
 #include "absl/cleanup/cleanup.h"
 #include "api/pointer.h"
+#include "api/tensor.h"
+#include "runtime/names.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
@@ -136,9 +138,27 @@ K Class(K x) {
   return Guard([&] { return Symbol(std::string(ClassName(class_(OnePointer("class", x))))); });
 }
 
-K Device(K x) { return Guard([&] { return Symbol(device(OnePointer("device", x))); }); }
+// device[] -> the default device; device p -> p's device
+K Device(K x) {
+  return Guard([&] {
+    if (Args("device", x).empty()) return Symbol(default_device());
+    return Symbol(device(OnePointer("device", x)));
+  });
+}
 
-K Dtype(K x) { return Guard([&] { return KFromPerElement(dtype(OnePointer("dtype", x))); }); }
+// dtype[] -> the default dtype; dtype`double sets it; dtype p -> p's dtype(s)
+K Dtype(K x) {
+  return Guard([&] {
+    if (Args("dtype", x).empty()) return Symbol(default_dtype());
+    if (IsSymbol(x)) {
+      const auto t = DtypeFromName(SymbolText(x));
+      if (!t) Fail("dtype: unrecognized dtype `%s", SymbolText(x));
+      set_default_dtype(*t);
+      return K{nullptr};
+    }
+    return KFromPerElement(dtype(OnePointer("dtype", x)));
+  });
+}
 
 K Size(K x) { return Guard([&] { return KFromPerElement(size(OnePointer("size", x))); }); }
 

@@ -28,7 +28,10 @@ TEST_F(PointerSeedTest, ListsKeepPointersJoinsDoNot) {
   KRef a = Call("tensor", "1 2 3");
   KRef v = Call("vector", "(4 5;6 7 8)");
   EXPECT_EQ(S1(Each("class", {&a, &v})), "`tensor`vector");
+  // q)0N!(a;v); -> (,48128768;,48129232)    q)0N!a,v; -> (48128768;48129232)
+  EXPECT_THAT(S1(List({a.share(), v.share()})), MatchesRegex("\\(,[0-9]+;,[0-9]+\\)"));
   KRef joined = List({kabi::r1(kabi::Items(a.get())[0]), kabi::r1(kabi::Items(v.get())[0])});
+  EXPECT_THAT(S1(joined), MatchesRegex("\\([0-9]+;[0-9]+\\)"));  // a general list of long atoms
   KRef first(kabi::r1(kabi::Items(joined.get())[0]));  // each item of a,v is a long atom
   EXPECT_EQ(Error("class", first), "class: need allocated torch object, e.g. tensor, module, given long scalar");
   Call("free", List({a.share(), v.share()}));
@@ -205,6 +208,30 @@ TEST_F(OverviewSeedTest, GradientOfAMeanOfSquares) {
   Call("backward", z);
   EXPECT_EQ(S1(Call("grad", x)), "0.6666667 1.333333 2");
   Call("free", List({x.share(), y.share(), z.share()}));
+}
+
+TEST_F(OverviewSeedTest, TensorsOnTheGpu) {
+  // q)x:tensor(1 2 3e; `cuda)  device x -> `cuda:0   y:tensor 4 5  to(y;`cuda)  device y -> `cuda:0
+  if (S1(Call("device")) != "`cuda") GTEST_SKIP() << "no CUDA device: the plugin's device[] is `cpu";
+  KRef x = Call("tensor", "(1 2 3e;`cuda)");
+  EXPECT_EQ(S1(Call("device", x)), "`cuda:0");
+  KRef y = Call("tensor", "4 5");
+  Call("to", List({y.share(), kq::Sym("cuda")}));
+  EXPECT_EQ(S1(Call("device", y)), "`cuda:0");
+  EXPECT_EQ(S1(Call("tensor", y)), "4 5");
+  Call("free", List({x.share(), y.share()}));
+}
+
+TEST_F(OverviewSeedTest, DefaultDeviceAndDtype) {
+  EXPECT_THAT(S1(Call("device")), MatchesRegex("`cpu|`cuda"));
+  EXPECT_EQ(S1(Call("dtype")), "`float");
+  Call("dtype", "`double");
+  KRef t = Call("tensor", "(`zeros;2)");
+  EXPECT_EQ(S1(Call("dtype", t)), "`double");
+  Call("dtype", "`float");
+  EXPECT_EQ(Error("dtype", "`long"), "dtype: default must be a floating point type, given long");
+  EXPECT_EQ(Error("dtype", "`huge"), "dtype: unrecognized dtype `huge");
+  Call("free", t);
 }
 
 TEST_F(OverviewSeedTest, DataInDataOut) {
