@@ -19,6 +19,11 @@ const CompositeObject* Object::composite() const {
   return p ? p->get() : nullptr;
 }
 
+std::shared_ptr<CompositeObject> Object::composite_ptr() const {
+  const auto* p = std::get_if<std::shared_ptr<CompositeObject>>(&payload_);
+  return p ? *p : nullptr;
+}
+
 std::vector<at::Tensor> Object::tensors() const {
   if (const auto* t = tensor()) return {*t};
   if (const auto* v = vector()) return *v;

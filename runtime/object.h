@@ -47,6 +47,9 @@ class Object {
   const TensorDict* dict() const { return Unbox<TensorDict>(); }
   TensorDict* dict() { return Unbox<TensorDict>(); }
   const CompositeObject* composite() const;
+  // The composite's shared pointer (null unless a composite): lets code that knows the
+  // concrete type share the table's wrapper without taking a new reference to the object.
+  std::shared_ptr<CompositeObject> composite_ptr() const;
 
   // Every tensor the object holds or manages, in order.
   std::vector<at::Tensor> tensors() const;

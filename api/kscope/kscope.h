@@ -26,6 +26,7 @@
 #include "api/container.h"
 #include "api/info.h"
 #include "api/math.h"
+#include "api/module.h"
 #include "api/obj_table.h"
 #include "api/operand.h"
 #include "api/pointer.h"

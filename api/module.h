@@ -1,0 +1,64 @@
+// Modules: defining them the way ktorch users do, querying them back, running them, and
+// reaching their parameters and children.
+//
+// A definition is a kind (`linear`), an optional name, options positionally then by name, and,
+// for containers (`sequential`), child definitions. Every call that makes a module registers one
+// new handle in the current scope; parm, parms and children give new handles that share the
+// module's tensors and submodules (ktorch's addref semantics). Errors: kscope::Error naming
+// the function and the kind ("linear: option `in required", "module: unrecognized module kind
+// `foo"); libtorch's own messages pass through. Thread-safety: any thread; a module must not be
+// run from two threads at once.
+#ifndef KSCOPE_API_MODULE_H_
+#define KSCOPE_API_MODULE_H_
+
+#include <string>
+#include <vector>
+
+#include "api/nn/options.h"
+#include "api/operand.h"
+#include "runtime/handle.h"
+
+namespace kscope {
+
+struct ModuleDefinition {
+  std::string kind;
+  std::string name;                      // optional
+  std::vector<nn::OptionValue> positional;
+  nn::NamedValues named;
+  std::vector<ModuleDefinition> children;  // containers only
+};
+
+// ktorch's `module`: a new module from a definition (a tree for containers).
+Handle module(const ModuleDefinition& definition);
+// module(q;defn): adds a child defined by `definition` to the container q.
+void module(Handle container, const ModuleDefinition& definition);
+
+// One module of a definition tree, as ktorch's `module q` shows it.
+struct ModuleRow {
+  int depth;           // 0 for q itself
+  std::string kind;
+  std::string name;
+  nn::NamedValues options;  // all options, or only those that differ from the defaults
+};
+// q's definition, depth first: one row for a single module, one per module for a container.
+std::vector<ModuleRow> describe(Handle q, bool all_options = true);
+
+// Runs q's forward (in its current training mode and the thread's grad mode) on x, and for
+// kinds that take them, y and z; a tensor handle in -> a new handle out, data in -> data out.
+Result forward(Handle q, const Operand& x);
+
+// Parameter names (dotted, e.g. `0.weight`), a parameter as a new tensor handle sharing it, and
+// all parameters as a new dictionary handle.
+std::vector<std::string> parmnames(Handle q);
+Handle parm(Handle q, const std::string& name);
+Handle parms(Handle q);
+// Names of q's direct children, and one of them as a new module handle sharing it.
+std::vector<std::string> childnames(Handle q);
+Handle child(Handle q, const std::string& name);
+// Training flag (dropout, batchnorm behave differently in training).
+bool training(Handle q);
+void training(Handle q, bool flag);
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_MODULE_H_

@@ -1,0 +1,48 @@
+// ModuleKind — one entry of the table of module kinds (and, for losses, loss kinds): its
+// ktorch name, its options, how to build the libtorch module from them, and how to run it.
+//
+// Internal to api/ (it includes libtorch's nn headers). The table is built once and never
+// changes, so lookups are thread-safe. Containers (sequential) have children added with
+// add_child; leaf kinds can be wrapped as a child with any().
+#ifndef KSCOPE_API_NN_MODULE_KIND_H_
+#define KSCOPE_API_NN_MODULE_KIND_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/any.h>
+
+#include "absl/strings/string_view.h"
+#include "api/nn/options.h"
+
+namespace kscope::nn {
+
+struct ModuleKind {
+  using Make = std::function<std::shared_ptr<torch::nn::Module>(const OptionSet&)>;
+  using Wrap = std::function<torch::nn::AnyModule(const std::shared_ptr<torch::nn::Module>&)>;
+  using Forward = std::function<at::Tensor(torch::nn::Module&, const std::vector<at::Tensor>&)>;
+  // Adds child under `name` (or the container's default name when empty); returns the name.
+  using AddChild = std::function<std::string(torch::nn::Module& parent, const std::string& name,
+                                             const ModuleKind& kind,
+                                             const std::shared_ptr<torch::nn::Module>& child)>;
+
+  std::string name;
+  std::vector<OptionSpec> options;
+  Make make;
+  Forward forward;        // the module's forward (or a loss's computation) on its inputs
+  std::size_t inputs;     // how many tensors forward takes
+  Wrap any;               // leaf kinds: the module as a type-erased child; null for containers
+  AddChild add_child;     // containers only
+};
+
+// The kind named `name` among modules (nullptr if none).
+const ModuleKind* FindModuleKind(absl::string_view name);
+// The kind named `name` among losses (nullptr if none).
+const ModuleKind* FindLossKind(absl::string_view name);
+
+}  // namespace kscope::nn
+
+#endif  // KSCOPE_API_NN_MODULE_KIND_H_

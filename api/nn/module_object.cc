@@ -1,0 +1,43 @@
+#include "api/nn/module_object.h"
+
+#include <sstream>
+
+#include "runtime/errors.h"
+#include "runtime/handle_table.h"
+
+namespace kscope::nn {
+
+std::vector<at::Tensor> ModuleObject::tensors() const {
+  std::vector<at::Tensor> all = module_->parameters();
+  for (const at::Tensor& b : module_->buffers()) all.push_back(b);
+  return all;
+}
+
+std::int64_t ModuleObject::parameter_count() const {
+  return static_cast<std::int64_t>(module_->parameters().size());
+}
+
+std::string ModuleObject::str() const {
+  std::ostringstream out;
+  out << *module_;
+  return out.str();
+}
+
+std::shared_ptr<CompositeObject> ModuleObject::share() const {
+  return std::make_shared<ModuleObject>(object_class_, spec_, module_);
+}
+
+std::shared_ptr<ModuleObject> ModuleOf(const char* fn, Handle h, ObjectClass expected) {
+  std::shared_ptr<ModuleObject> found;
+  HandleTable::Global().Read(h, [&](const Object& o) {
+    if (o.composite() != nullptr && o.object_class() == expected) {
+      // The table's own wrapper, shared: the module's use count is untouched.
+      found = std::static_pointer_cast<ModuleObject>(
+          o.composite_ptr());
+    }
+  });
+  if (!found) Fail("%s: expected %s, given %s", fn, ClassName(expected), ClassName(HandleTable::Global().Info(h).object_class));
+  return found;
+}
+
+}  // namespace kscope::nn

@@ -1,0 +1,126 @@
+#include "api/nn/options.h"
+
+#include "runtime/errors.h"
+
+namespace kscope::nn {
+namespace {
+
+const char* ValueName(const OptionValue& v) {
+  switch (v.index()) {
+    case 0: return "null";
+    case 1: return "boolean";
+    case 2: return "long";
+    case 3: return "double";
+    case 4: return "symbol";
+    default: return "long list";
+  }
+}
+
+// `value` converted to `type`, or nullopt-like monostate plus ok=false when it does not fit.
+bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
+  const bool null = std::holds_alternative<std::monostate>(value);
+  const auto* j = std::get_if<std::int64_t>(&value);
+  switch (type) {
+    case OptionType::kBool:
+      if (!std::holds_alternative<bool>(value)) return false;
+      break;
+    case OptionType::kLong:
+      if (j == nullptr) return false;
+      break;
+    case OptionType::kLongOrNull:
+      if (j == nullptr && !null) return false;
+      break;
+    case OptionType::kDouble:
+    case OptionType::kDoubleOrNull:
+      if (j != nullptr) {
+        *out = static_cast<double>(*j);
+        return true;
+      }
+      if (!std::holds_alternative<double>(value) && !(null && type == OptionType::kDoubleOrNull)) return false;
+      break;
+    case OptionType::kSymbol:
+      if (!std::holds_alternative<std::string>(value)) return false;
+      break;
+    case OptionType::kLongs:
+      if (j != nullptr) {
+        *out = std::vector<std::int64_t>{*j};
+        return true;
+      }
+      if (!std::holds_alternative<std::vector<std::int64_t>>(value)) return false;
+      break;
+  }
+  *out = value;
+  return true;
+}
+
+}  // namespace
+
+const char* TypeName(OptionType type) {
+  switch (type) {
+    case OptionType::kBool: return "boolean";
+    case OptionType::kLong: return "long";
+    case OptionType::kDouble: return "double";
+    case OptionType::kSymbol: return "symbol";
+    case OptionType::kLongs: return "long(s)";
+    case OptionType::kLongOrNull: return "long or null";
+    case OptionType::kDoubleOrNull: return "double or null";
+  }
+  return "value";
+}
+
+OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
+                           const std::vector<OptionValue>& positional, const NamedValues& named) {
+  if (positional.size() > specs.size()) {
+    Fail("%s: %d positional option(s) given, expecting at most %d", kind, positional.size(), specs.size());
+  }
+  std::vector<OptionValue> values(specs.size());
+  std::vector<bool> given(specs.size(), false);
+  auto set = [&](std::size_t i, const OptionValue& v) {
+    if (given[i]) Fail("%s: option `%s given more than once", kind, specs[i].name);
+    if (!Convert(specs[i].type, v, &values[i])) {
+      Fail("%s: option `%s expects %s, given %s", kind, specs[i].name, TypeName(specs[i].type), ValueName(v));
+    }
+    given[i] = true;
+  };
+  for (std::size_t i = 0; i < positional.size(); ++i) set(i, positional[i]);
+  for (const auto& [name, value] : named) {
+    std::size_t i = 0;
+    while (i < specs.size() && name != specs[i].name) ++i;
+    if (i == specs.size()) Fail("%s: unrecognized option `%s", kind, name);
+    set(i, value);
+  }
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (given[i]) continue;
+    if (specs[i].required) Fail("%s: option `%s required", kind, specs[i].name);
+    values[i] = specs[i].fallback;
+  }
+  return OptionSet(kind, specs, std::move(values));
+}
+
+const OptionValue& OptionSet::At(const char* name) const {
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (std::string_view(specs_[i].name) == name) return values_[i];
+  }
+  Fail("%s: no option `%s", kind_, name);
+}
+
+bool OptionSet::IsNull(const char* name) const { return std::holds_alternative<std::monostate>(At(name)); }
+bool OptionSet::Bool(const char* name) const { return std::get<bool>(At(name)); }
+std::int64_t OptionSet::Long(const char* name) const { return std::get<std::int64_t>(At(name)); }
+double OptionSet::Double(const char* name) const { return std::get<double>(At(name)); }
+const std::string& OptionSet::Symbol(const char* name) const { return std::get<std::string>(At(name)); }
+const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
+  return std::get<std::vector<std::int64_t>>(At(name));
+}
+
+NamedValues OptionSet::Values(bool all) const {
+  NamedValues out;
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    OptionValue fallback;
+    Convert(specs_[i].type, specs_[i].fallback, &fallback);
+    if (all || values_[i] != fallback) out.emplace_back(specs_[i].name, values_[i]);
+  }
+  return out;
+}
+
+}  // namespace kscope::nn

@@ -1,0 +1,76 @@
+// Options of modules, losses and optimizers as ktorch defines them: each kind declares its
+// options (name, type, default) in order; a definition gives them positionally, then by name;
+// a query gives them back under the same names, all of them or only those that differ from
+// the default.
+//
+// Errors (kscope::Error, naming the kind): too many positional values, an unknown or repeated
+// name, a value of the wrong type, a required option left out. Parse changes nothing on error.
+// OptionSet is a plain value type; thread-compatible.
+#ifndef KSCOPE_API_NN_OPTIONS_H_
+#define KSCOPE_API_NN_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace kscope::nn {
+
+// A null option (ktorch's `::`), a boolean, a long, a double, a symbol, or a list of longs.
+using OptionValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
+                                 std::vector<std::int64_t>>;
+
+enum class OptionType {
+  kBool,
+  kLong,
+  kDouble,         // a long is accepted and widened
+  kSymbol,
+  kLongs,          // a long list; a single long is accepted as a 1-item list
+  kLongOrNull,
+  kDoubleOrNull,
+};
+
+struct OptionSpec {
+  const char* name;
+  OptionType type;
+  OptionValue fallback;   // the default; std::monostate for "none"
+  bool required = false;  // must be given (no default)
+};
+
+using NamedValues = std::vector<std::pair<std::string, OptionValue>>;
+
+class OptionSet {
+ public:
+  // Checks positional then named values against `specs` (which outlive the set).
+  static OptionSet Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
+                         const std::vector<OptionValue>& positional, const NamedValues& named);
+
+  bool IsNull(const char* name) const;
+  bool Bool(const char* name) const;
+  std::int64_t Long(const char* name) const;
+  double Double(const char* name) const;
+  const std::string& Symbol(const char* name) const;
+  const std::vector<std::int64_t>& Longs(const char* name) const;
+
+  // The options in declaration order: all of them, or only those that differ from the default.
+  NamedValues Values(bool all) const;
+
+ private:
+  OptionSet(std::string kind, absl::Span<const OptionSpec> specs, std::vector<OptionValue> values)
+      : kind_(std::move(kind)), specs_(specs), values_(std::move(values)) {}
+  const OptionValue& At(const char* name) const;
+
+  std::string kind_;
+  absl::Span<const OptionSpec> specs_;
+  std::vector<OptionValue> values_;  // one per spec
+};
+
+// ktorch's name for an option type in messages: "boolean", "long", "double", "symbol", ...
+const char* TypeName(OptionType type);
+
+}  // namespace kscope::nn
+
+#endif  // KSCOPE_API_NN_OPTIONS_H_
