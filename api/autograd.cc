@@ -5,6 +5,8 @@
 
 #include <torch/csrc/autograd/autograd.h>
 
+#include "api/nn/module_object.h"
+#include "api/nn/optimizer_object.h"
 #include "api/values.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -42,6 +44,24 @@ std::vector<at::Tensor> TensorsOf(const char* fn, Handle h) {
   return o.tensors();
 }
 
+// The tensors whose gradients zerograd/nograd reset: those of a tensor, vector or dictionary,
+// or the parameters of a module or an optimizer; error otherwise.
+std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  switch (c) {
+    case ObjectClass::kTensor:
+    case ObjectClass::kVector:
+    case ObjectClass::kDictionary:
+      return HandleTable::Global().Get(h).tensors();
+    case ObjectClass::kModule:
+      return nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters();
+    case ObjectClass::kOptimizer:
+      return nn::OptimizerOf(fn, h)->parameters();
+    default:
+      Fail("%s: expected tensor, vector, dictionary, module or optimizer, given %s", fn, ClassName(c));
+  }
+}
+
 void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
   const ModeFlags& flags = FlagsOf(mode);
   std::vector<at::Tensor> outputs = TensorsOf("backward", h);
@@ -69,13 +89,13 @@ void backward(Handle h, const Operand& gradient, BackwardMode mode) { Backward(h
 at::Tensor grad(Handle h) { return HostCopy(TensorOf("grad", h).grad()); }
 
 void zerograd(Handle h) {
-  for (const at::Tensor& t : TensorsOf("zerograd", h)) {
+  for (const at::Tensor& t : GradientHoldersOf("zerograd", h)) {
     if (t.grad().defined()) t.grad().detach().zero_();
   }
 }
 
 void nograd(Handle h) {
-  for (at::Tensor& t : TensorsOf("nograd", h)) t.mutable_grad().reset();
+  for (at::Tensor& t : GradientHoldersOf("nograd", h)) t.mutable_grad().reset();
 }
 
 Result detach(const Operand& x) {

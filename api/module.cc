@@ -47,6 +47,14 @@ void Describe(const ModuleSpec& spec, int depth, bool all, std::vector<ModuleRow
 
 }  // namespace
 
+std::vector<std::string> module_options(const std::string& kind) {
+  std::vector<std::string> names;
+  if (const nn::ModuleKind* k = nn::FindModuleKind(kind)) {
+    for (const nn::OptionSpec& s : k->options) names.emplace_back(s.name);
+  }
+  return names;
+}
+
 Handle module(const ModuleDefinition& definition) {
   Built built = Build(definition);
   return OwnModule("module", std::move(built.spec), std::move(built.module));

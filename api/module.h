@@ -28,6 +28,9 @@ struct ModuleDefinition {
   std::vector<ModuleDefinition> children;  // containers only
 };
 
+// The option names of a module kind, in order (empty for an unknown kind).
+std::vector<std::string> module_options(const std::string& kind);
+
 // ktorch's `module`: a new module from a definition (a tree for containers).
 Handle module(const ModuleDefinition& definition);
 // module(q;defn): adds a child defined by `definition` to the container q.

@@ -27,6 +27,7 @@ std::vector<Export> TensorExports();   // tensor vector dict to seed info
 std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
 std::vector<Export> ScopeExports();    // scope endscope withscope setting
+std::vector<Export> ModuleExports();   // module seq forward parm... loss ce mse ...
 
 }  // namespace kscope::q
 

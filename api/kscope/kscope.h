@@ -8,6 +8,7 @@
 //     (api/obj_table.h) to print obj rows;
 //   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
 //     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
+//   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -25,10 +26,12 @@
 #include "api/autograd.h"
 #include "api/container.h"
 #include "api/info.h"
+#include "api/loss.h"
 #include "api/math.h"
 #include "api/module.h"
 #include "api/obj_table.h"
 #include "api/operand.h"
+#include "api/optimizer.h"
 #include "api/pointer.h"
 #include "api/shape.h"
 #include "api/tensor.h"

@@ -15,6 +15,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/any.h>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "api/nn/options.h"
 
@@ -36,6 +37,18 @@ struct ModuleKind {
   std::size_t inputs;     // how many tensors forward takes
   Wrap any;               // leaf kinds: the module as a type-erased child; null for containers
   AddChild add_child;     // containers only
+};
+
+// An immutable name -> kind index over a table built once.
+class KindTable {
+ public:
+  explicit KindTable(std::vector<ModuleKind> kinds);
+  // nullptr if no kind has that name.
+  const ModuleKind* Find(absl::string_view name) const;
+
+ private:
+  std::vector<ModuleKind> kinds_;
+  absl::flat_hash_map<std::string, const ModuleKind*> index_;
 };
 
 // The kind named `name` among modules (nullptr if none).

@@ -7,7 +7,6 @@
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
-#include "absl/container/flat_hash_map.h"
 #include "api/nn/module_kind.h"
 #include "runtime/errors.h"
 
@@ -100,14 +99,8 @@ std::vector<ModuleKind> Kinds() {
 }  // namespace
 
 const ModuleKind* FindModuleKind(absl::string_view name) {
-  static const auto* const table = [] {
-    auto* kinds = new std::vector<ModuleKind>(Kinds());
-    auto* index = new absl::flat_hash_map<std::string, const ModuleKind*>();
-    for (const ModuleKind& k : *kinds) (*index)[k.name] = &k;
-    return index;
-  }();
-  auto it = table->find(name);
-  return it == table->end() ? nullptr : it->second;
+  static const KindTable* const table = new KindTable(Kinds());
+  return table->Find(name);
 }
 
 }  // namespace kscope::nn

@@ -27,17 +27,17 @@ std::shared_ptr<CompositeObject> ModuleObject::share() const {
   return std::make_shared<ModuleObject>(object_class_, spec_, module_);
 }
 
-std::shared_ptr<ModuleObject> ModuleOf(const char* fn, Handle h, ObjectClass expected) {
-  std::shared_ptr<ModuleObject> found;
+std::shared_ptr<CompositeObject> CompositeOf(const char* fn, Handle h, ObjectClass expected) {
+  std::shared_ptr<CompositeObject> found;
   HandleTable::Global().Read(h, [&](const Object& o) {
-    if (o.composite() != nullptr && o.object_class() == expected) {
-      // The table's own wrapper, shared: the module's use count is untouched.
-      found = std::static_pointer_cast<ModuleObject>(
-          o.composite_ptr());
-    }
+    if (o.composite() != nullptr && o.object_class() == expected) found = o.composite_ptr();
   });
   if (!found) Fail("%s: expected %s, given %s", fn, ClassName(expected), ClassName(HandleTable::Global().Info(h).object_class));
   return found;
+}
+
+std::shared_ptr<ModuleObject> ModuleOf(const char* fn, Handle h, ObjectClass expected) {
+  return std::static_pointer_cast<ModuleObject>(CompositeOf(fn, h, expected));
 }
 
 }  // namespace kscope::nn

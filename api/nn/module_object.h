@@ -54,6 +54,11 @@ class ModuleObject : public CompositeObject {
   std::shared_ptr<torch::nn::Module> module_;
 };
 
+// The composite behind handle h: the table's own wrapper, shared, so the libtorch object's use
+// count is untouched. kscope::Error "<fn>: expected <class>, given <class>" unless h is a live
+// handle of class `expected`; "stale pointer" for a stale one.
+std::shared_ptr<CompositeObject> CompositeOf(const char* fn, Handle h, ObjectClass expected);
+
 // The module object behind handle h; kscope::Error "<fn>: expected <class>, given <class>"
 // unless h is a live handle of `expected` (kModule or kLoss).
 std::shared_ptr<ModuleObject> ModuleOf(const char* fn, Handle h, ObjectClass expected);

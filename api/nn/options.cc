@@ -12,7 +12,8 @@ const char* ValueName(const OptionValue& v) {
     case 2: return "long";
     case 3: return "double";
     case 4: return "symbol";
-    default: return "long list";
+    case 5: return "long list";
+    default: return "double list";
   }
 }
 
@@ -41,6 +42,13 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
     case OptionType::kSymbol:
       if (!std::holds_alternative<std::string>(value)) return false;
       break;
+    case OptionType::kDoublesOrNull:
+      if (const auto* longs = std::get_if<std::vector<std::int64_t>>(&value)) {
+        *out = std::vector<double>(longs->begin(), longs->end());
+        return true;
+      }
+      if (!null && !std::holds_alternative<std::vector<double>>(value)) return false;
+      break;
     case OptionType::kLongs:
       if (j != nullptr) {
         *out = std::vector<std::int64_t>{*j};
@@ -64,6 +72,7 @@ const char* TypeName(OptionType type) {
     case OptionType::kLongs: return "long(s)";
     case OptionType::kLongOrNull: return "long or null";
     case OptionType::kDoubleOrNull: return "double or null";
+    case OptionType::kDoublesOrNull: return "double list or null";
   }
   return "value";
 }
@@ -111,6 +120,9 @@ double OptionSet::Double(const char* name) const { return std::get<double>(At(na
 const std::string& OptionSet::Symbol(const char* name) const { return std::get<std::string>(At(name)); }
 const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
   return std::get<std::vector<std::int64_t>>(At(name));
+}
+const std::vector<double>& OptionSet::Doubles(const char* name) const {
+  return std::get<std::vector<double>>(At(name));
 }
 
 NamedValues OptionSet::Values(bool all) const {

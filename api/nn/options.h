@@ -19,9 +19,10 @@
 
 namespace kscope::nn {
 
-// A null option (ktorch's `::`), a boolean, a long, a double, a symbol, or a list of longs.
+// A null option (ktorch's `::`), a boolean, a long, a double, a symbol, a list of longs, or a
+// list of doubles (e.g. class weights).
 using OptionValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>>;
+                                 std::vector<std::int64_t>, std::vector<double>>;
 
 enum class OptionType {
   kBool,
@@ -31,6 +32,7 @@ enum class OptionType {
   kLongs,          // a long list; a single long is accepted as a 1-item list
   kLongOrNull,
   kDoubleOrNull,
+  kDoublesOrNull,  // a list of doubles (longs are widened), or null
 };
 
 struct OptionSpec {
@@ -54,6 +56,7 @@ class OptionSet {
   double Double(const char* name) const;
   const std::string& Symbol(const char* name) const;
   const std::vector<std::int64_t>& Longs(const char* name) const;
+  const std::vector<double>& Doubles(const char* name) const;
 
   // The options in declaration order: all of them, or only those that differ from the default.
   NamedValues Values(bool all) const;

@@ -1,0 +1,64 @@
+#include "api/loss.h"
+
+#include "api/nn/module_kind.h"
+#include "api/nn/module_object.h"
+#include "runtime/errors.h"
+#include "scope/scope_stack.h"
+
+namespace kscope {
+namespace {
+
+// The loss module of `kind` with these options (not yet registered anywhere).
+std::shared_ptr<nn::ModuleObject> MakeLoss(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+                                           const nn::NamedValues& named) {
+  const nn::ModuleKind* k = nn::FindLossKind(kind);
+  if (k == nullptr) Fail("loss: unrecognized loss `%s", kind);
+  auto spec = std::make_shared<nn::ModuleSpec>(
+      nn::ModuleSpec{k, nn::OptionSet::Parse(kind, k->options, positional, named), "", {}});
+  auto module = k->make(spec->options);
+  return std::make_shared<nn::ModuleObject>(ObjectClass::kLoss, std::move(spec), std::move(module));
+}
+
+Result Compute(const char* fn, const nn::ModuleObject& l, const Operand& yhat, const Operand& y) {
+  Resolved in = Resolve(fn, {&yhat, &y});
+  std::vector<at::Tensor> inputs(in.tensors.begin(), in.tensors.end());
+  // CPU tensors go to the device of the others (targets are often left on the CPU).
+  for (const at::Tensor& t : inputs) {
+    if (!t.device().is_cpu()) {
+      for (at::Tensor& u : inputs) u = u.to(t.device());
+      break;
+    }
+  }
+  return Emit(fn, l.spec().kind->forward(l.module(), inputs), in.any_handle);
+}
+
+}  // namespace
+
+std::vector<std::string> loss_options(const std::string& kind) {
+  std::vector<std::string> names;
+  if (const nn::ModuleKind* k = nn::FindLossKind(kind)) {
+    for (const nn::OptionSpec& s : k->options) names.emplace_back(s.name);
+  }
+  return names;
+}
+
+Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+  return Own(Object(MakeLoss(kind, positional, named)), "loss");
+}
+
+LossDescription describe_loss(Handle l, bool all_options) {
+  auto object = nn::ModuleOf("loss", l, ObjectClass::kLoss);
+  return LossDescription{object->spec().kind->name, object->spec().options.Values(all_options)};
+}
+
+Result loss(Handle l, const Operand& yhat, const Operand& y) {
+  return Compute("loss", *nn::ModuleOf("loss", l, ObjectClass::kLoss), yhat, y);
+}
+
+Result loss_function(const std::string& kind, const Operand& yhat, const Operand& y,
+                     const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+  const auto l = MakeLoss(kind, positional, named);
+  return Compute(l->spec().kind->name.c_str(), *l, yhat, y);
+}
+
+}  // namespace kscope

@@ -1,0 +1,174 @@
+#include "q/definition.h"
+
+#include <algorithm>
+
+#include "q/convert.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+bool IsEnlisted(K x) {
+  return (x->t == kabi::kMixed || x->t == kabi::kSymbol) && x->n == 1 && !IsPointer(x);
+}
+
+// The definition inside an enlisted child: enlist `relu or enlist(`linear;..) or a subtree.
+K Unlist(K x) { return x->t == kabi::kSymbol ? nullptr : kabi::Items(x)[0]; }
+
+bool IsDepthValuePairs(K x) {
+  if (x->t != kabi::kMixed || x->n == 0) return false;
+  for (long long i = 0; i < x->n; ++i) {
+    K item = kabi::Items(x)[i];
+    if (item->t != kabi::kMixed || item->n != 2 || kabi::Items(item)[0]->t != -kabi::kLong) return false;
+  }
+  return true;
+}
+
+ModuleDefinition Single(K x);
+
+// (head; enlist child; ..): the head's definition with the children's.
+bool IsTree(K x) {
+  if (x->t != kabi::kMixed || x->n < 2) return false;
+  for (long long i = 1; i < x->n; ++i) {
+    if (!IsEnlisted(kabi::Items(x)[i])) return false;
+  }
+  return true;
+}
+
+ModuleDefinition Tree(K x) {
+  if (IsTree(x)) {
+    ModuleDefinition d = Single(kabi::Items(x)[0]);
+    for (long long i = 1; i < x->n; ++i) {
+      K child = kabi::Items(x)[i];
+      K inner = Unlist(child);
+      d.children.push_back(inner == nullptr ? ModuleDefinition{kabi::Symbols(child)[0], "", {}, {}, {}} : Tree(inner));
+    }
+    return d;
+  }
+  return Single(x);
+}
+
+ModuleDefinition FromPairs(K x) {
+  std::vector<ModuleDefinition*> path;  // the open definition at each depth
+  ModuleDefinition root;
+  for (long long i = 0; i < x->n; ++i) {
+    K pair = kabi::Items(x)[i];
+    const long long depth = kabi::Items(pair)[0]->j;
+    ModuleDefinition d = Single(kabi::Items(pair)[1]);
+    if (i == 0) {
+      if (depth != 0) Fail("module: depth-value pairs must start at depth 0, given %d", depth);
+      root = std::move(d);
+      path = {&root};
+      continue;
+    }
+    if (depth < 1 || depth > static_cast<long long>(path.size())) {
+      Fail("module: depth %d of pair[%d] does not follow depth %d", depth, i, path.size() - 1);
+    }
+    path.resize(depth);
+    path.back()->children.push_back(std::move(d));
+    path.push_back(&path.back()->children.back());
+  }
+  return root;
+}
+
+ModuleDefinition Single(K x) {
+  if (IsSymbol(x)) return ModuleDefinition{SymbolText(x), "", {}, {}, {}};
+  if (x->t == kabi::kSymbol && (x->n == 1 || x->n == 2)) {
+    return ModuleDefinition{kabi::Symbols(x)[0], x->n == 2 ? kabi::Symbols(x)[1] : "", {}, {}, {}};
+  }
+  if (x->t != kabi::kMixed || x->n == 0 || !IsSymbol(kabi::Items(x)[0])) {
+    Fail("module: expecting a definition (`kind; [`name]; options..), given %s", KName(x));
+  }
+  ModuleDefinition d{SymbolText(kabi::Items(x)[0]), "", {}, {}, {}};
+  const std::vector<std::string> names = module_options(d.kind);
+  long long next = 1;
+  if (next < x->n && IsSymbol(kabi::Items(x)[next]) &&
+      std::find(names.begin(), names.end(), SymbolText(kabi::Items(x)[next])) == names.end()) {
+    d.name = SymbolText(kabi::Items(x)[next++]);
+  }
+  OptionsFromK(d.kind.c_str(), x, next, names, &d.positional, &d.named);
+  return d;
+}
+
+}  // namespace
+
+nn::OptionValue OptionFromK(const char* fn, K x) {
+  switch (x->t) {
+    case -kabi::kBoolean: return x->g != 0;
+    case -kabi::kLong: return static_cast<std::int64_t>(x->j);
+    case -kabi::kInt: return static_cast<std::int64_t>(x->i);
+    case -kabi::kShort: return static_cast<std::int64_t>(x->h);
+    case -kabi::kFloat: return x->f;
+    case -kabi::kReal: return static_cast<double>(x->e);
+    case -kabi::kSymbol: return SymbolText(x);
+    case kabi::kLong: return std::vector<std::int64_t>(kabi::Longs(x), kabi::Longs(x) + x->n);
+    case kabi::kFloat: return std::vector<double>(kabi::Floats(x), kabi::Floats(x) + x->n);
+    case kabi::kUnaryPrimitive:
+      if (IsNull(x)) return std::monostate();
+      [[fallthrough]];
+    default: Fail("%s: unable to use %s as an option value", fn, KName(x));
+  }
+}
+
+K KFromOption(const nn::OptionValue& v) {
+  switch (v.index()) {
+    case 0: return Null();
+    case 1: return kabi::kb(std::get<bool>(v));
+    case 2: return kabi::kj(std::get<std::int64_t>(v));
+    case 3: return kabi::kf(std::get<double>(v));
+    case 4: return Symbol(std::get<std::string>(v));
+    case 5: return KFromLongs(std::get<std::vector<std::int64_t>>(v));
+    default: {
+      const auto& d = std::get<std::vector<double>>(v);
+      K x = kabi::ktn(kabi::kFloat, static_cast<long long>(d.size()));
+      std::copy(d.begin(), d.end(), kabi::Floats(x));
+      return x;
+    }
+  }
+}
+
+K KFromOptions(const nn::NamedValues& options) {
+  std::vector<std::string> keys;
+  K values = kabi::ktn(kabi::kMixed, static_cast<long long>(options.size()));
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    keys.push_back(options[i].first);
+    kabi::Items(values)[i] = KFromOption(options[i].second);
+  }
+  return kabi::xD(Symbols(keys), values);
+}
+
+void OptionsFromK(const char* fn, K list, long long from, const std::vector<std::string>& names,
+                  std::vector<nn::OptionValue>* positional, nn::NamedValues* named) {
+  auto is_name = [&](K item) {
+    return IsSymbol(item) && std::find(names.begin(), names.end(), SymbolText(item)) != names.end();
+  };
+  long long i = from;
+  for (; i < list->n; ++i) {
+    K item = kabi::Items(list)[i];
+    if (is_name(item) || item->t == kabi::kDictionary) break;
+    positional->push_back(OptionFromK(fn, item));
+  }
+  for (; i < list->n; ++i) {
+    K item = kabi::Items(list)[i];
+    if (item->t == kabi::kDictionary) {
+      K keys = kabi::DictKeys(item), values = kabi::DictValues(item);
+      if (keys->t != kabi::kSymbol || values->t != kabi::kMixed || i + 1 != list->n) {
+        Fail("%s: options dictionary must be last, with symbol keys and general list values", fn);
+      }
+      for (long long j = 0; j < keys->n; ++j) named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
+      return;
+    }
+    if (!IsSymbol(item) || i + 1 >= list->n) Fail("%s: expecting name-value pairs after the positional options", fn);
+    named->emplace_back(SymbolText(item), OptionFromK(fn, kabi::Items(list)[++i]));
+  }
+}
+
+ModuleDefinition DefinitionFromK(K x) {
+  if (x->t == kabi::kMixed && x->n == 1 && !IsPointer(x)) return DefinitionFromK(kabi::Items(x)[0]);  // enlist
+  if (IsDepthValuePairs(x)) return FromPairs(x);
+  return Tree(x);
+}
+
+}  // namespace kscope::q

@@ -1,0 +1,34 @@
+// Module definitions and options between k and C++, as ktorch writes them.
+//
+// A definition: `relu, `relu`name, (`linear;64;10), (`linear;`name;64;10;`bias;0b), options as a
+// trailing dictionary, enlist(defn); a tree: (head; enlist child1; enlist child2; ..) as seq()
+// builds it; or depth-value pairs ((0;`sequential);(1;(`linear;64;10));(1;`relu)). Options come
+// back as a symbol -> value dictionary. Errors: kscope::Error naming `fn`. Arguments borrowed.
+#ifndef KSCOPE_Q_DEFINITION_H_
+#define KSCOPE_Q_DEFINITION_H_
+
+#include <string>
+#include <vector>
+
+#include "api/module.h"
+#include "api/nn/options.h"
+#include "q/k_abi.h"
+
+namespace kscope::q {
+
+// An option value from k: a long/int/short atom, boolean, real/float, symbol, long list,
+// float list or `::`.
+nn::OptionValue OptionFromK(const char* fn, kabi::K x);
+kabi::K KFromOption(const nn::OptionValue& v);
+kabi::K KFromOptions(const nn::NamedValues& options);
+
+// Positional options then name-value pairs (a symbol naming one of `names` starts the pairs)
+// or a trailing dictionary, from items [from, n) of a general list.
+void OptionsFromK(const char* fn, kabi::K list, long long from, const std::vector<std::string>& names,
+                  std::vector<nn::OptionValue>* positional, nn::NamedValues* named);
+
+ModuleDefinition DefinitionFromK(kabi::K x);
+
+}  // namespace kscope::q
+
+#endif  // KSCOPE_Q_DEFINITION_H_

@@ -1,0 +1,162 @@
+// Adapters for modules and losses: module seq forward parmnames parm parms childnames child
+// training loss, and the functional losses (ce mse nll l1 bce kl softmargin smoothl1 huber).
+#include "api/loss.h"
+#include "api/module.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/definition.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// module q: a dictionary `module`name`options for a single module, a table
+// `depth`module`name`options for a container.
+K Describe(Handle q, bool all) {
+  const std::vector<ModuleRow> rows = describe(q, all);
+  if (rows.size() == 1) {
+    return kabi::xD(Symbols({"module", "name", "options"}),
+                    kabi::knk(3, Symbol(rows[0].kind), Symbol(rows[0].name), KFromOptions(rows[0].options)));
+  }
+  std::vector<std::int64_t> depth;
+  std::vector<std::string> kind, name;
+  K options = kabi::ktn(kabi::kMixed, static_cast<long long>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    depth.push_back(rows[i].depth);
+    kind.push_back(rows[i].kind);
+    name.push_back(rows[i].name);
+    kabi::Items(options)[i] = KFromOptions(rows[i].options);
+  }
+  return kabi::xT(kabi::xD(Symbols({"depth", "module", "name", "options"}),
+                           kabi::knk(4, KFromLongs(depth), Symbols(kind), Symbols(name), options)));
+}
+
+// module defn | module q | module(q;flag) | module(q;defn)
+K Module(K x) {
+  return Guard([&] {
+    if (IsPointer(x)) return Describe(HandleOf(x), true);
+    const Args a("module", x);
+    if (a.size() == 2 && a.IsPointerAt(0)) {
+      if (a[1]->t == -kabi::kBoolean) return Describe(a.PointerAt(0), a.BoolAt(1));
+      module(a.PointerAt(0), DefinitionFromK(a[1]));
+      return K{nullptr};
+    }
+    return Pointer(module(DefinitionFromK(x)));
+  });
+}
+
+// seq(head;l1;l2;..) -> (head; enlist l1; enlist l2; ..), the 2-level tree module expects.
+K Seq(K x) {
+  return Guard([&] {
+    const Args a("seq", x);
+    if (a.size() < 2) a.Unrecognized();
+    K tree = kabi::ktn(kabi::kMixed, static_cast<long long>(a.size()));
+    kabi::Items(tree)[0] = kabi::r1(a[0]);
+    for (std::size_t i = 1; i < a.size(); ++i) kabi::Items(tree)[i] = kabi::knk(1, kabi::r1(a[i]));
+    return tree;
+  });
+}
+
+K Forward(K x) {
+  return Guard([&] {
+    const Args a("forward", x);
+    if (a.size() != 2) a.Unrecognized();
+    return KFromResult(forward(a.PointerAt(0), a.InputAt(1)));
+  });
+}
+
+K Parmnames(K x) { return Guard([&] { return Symbols(parmnames(Args("parmnames", x).PointerAt(0))); }); }
+
+K Parm(K x) {
+  return Guard([&] {
+    const Args a("parm", x);
+    if (a.size() != 2) a.Unrecognized();
+    return Pointer(parm(a.PointerAt(0), a.SymbolAt(1)));
+  });
+}
+
+K Parms(K x) { return Guard([&] { return Pointer(parms(Args("parms", x).PointerAt(0))); }); }
+
+K Childnames(K x) { return Guard([&] { return Symbols(childnames(Args("childnames", x).PointerAt(0))); }); }
+
+K Child(K x) {
+  return Guard([&] {
+    const Args a("child", x);
+    if (a.size() != 2) a.Unrecognized();
+    return Pointer(child(a.PointerAt(0), a.SymbolAt(1)));
+  });
+}
+
+K Training(K x) {
+  return Guard([&] {
+    const Args a("training", x);
+    if (IsPointer(x)) return kabi::kb(training(HandleOf(x)));
+    if (a.size() != 2) a.Unrecognized();
+    training(a.PointerAt(0), a.BoolAt(1));
+    return K{nullptr};
+  });
+}
+
+// loss`kind | loss(`kind;opts..) | loss l | loss(l;flag) | loss(l;yhat;y)
+K Loss(K x) {
+  return Guard([&] {
+    const Args a("loss", x);
+    if (IsPointer(x) || (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean)) {
+      const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : true);
+      return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+    }
+    if (a.size() == 3 && a.IsPointerAt(0)) return KFromResult(loss(a.PointerAt(0), a.InputAt(1), a.InputAt(2)));
+    std::vector<nn::OptionValue> positional;
+    nn::NamedValues named;
+    if (x->t == kabi::kSymbol && x->n > 0) {  // (`mse;`sum) is the symbol list `mse`sum in q
+      for (long long i = 1; i < x->n; ++i) positional.emplace_back(std::string(kabi::Symbols(x)[i]));
+      return Pointer(loss(kabi::Symbols(x)[0], positional, named));
+    }
+    const std::string kind = a.SymbolAt(0);
+    if (x->t == kabi::kMixed) OptionsFromK(kind.c_str(), x, 1, loss_options(kind), &positional, &named);
+    return Pointer(loss(kind, positional, named));
+  });
+}
+
+// f(yhat;y[;options..])
+K LossFunction(const char* kind, K x) {
+  return Guard([&] {
+    const Args a(kind, x);
+    if (a.size() < 2) a.Unrecognized();
+    std::vector<nn::OptionValue> positional;
+    nn::NamedValues named;
+    OptionsFromK(kind, x, 2, loss_options(kind), &positional, &named);
+    return KFromResult(loss_function(kind, a.InputAt(0), a.InputAt(1), positional, named));
+  });
+}
+
+#define KSCOPE_Q_LOSS(kind) \
+  K kind##_(K x) { return LossFunction(#kind, x); }
+KSCOPE_Q_LOSS(ce)
+KSCOPE_Q_LOSS(nll)
+KSCOPE_Q_LOSS(mse)
+KSCOPE_Q_LOSS(l1)
+KSCOPE_Q_LOSS(bce)
+KSCOPE_Q_LOSS(kl)
+KSCOPE_Q_LOSS(softmargin)
+KSCOPE_Q_LOSS(smoothl1)
+KSCOPE_Q_LOSS(huber)
+#undef KSCOPE_Q_LOSS
+
+}  // namespace
+
+std::vector<Export> ModuleExports() {
+  return {Unary("module", Module),       Unary("seq", Seq),           Unary("forward", Forward),
+          Unary("parmnames", Parmnames), Unary("parm", Parm),         Unary("parms", Parms),
+          Unary("childnames", Childnames), Unary("child", Child),     Unary("training", Training),
+          Unary("loss", Loss),           Unary("ce", ce_),            Unary("nll", nll_),
+          Unary("mse", mse_),            Unary("l1", l1_),            Unary("bce", bce_),
+          Unary("kl", kl_),              Unary("softmargin", softmargin_), Unary("smoothl1", smoothl1_),
+          Unary("huber", huber_)};
+}
+
+}  // namespace kscope::q

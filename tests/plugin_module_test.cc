@@ -1,0 +1,103 @@
+// Modules and losses through the plugin: the module sessions of seeds 000, 001, 002 and 004 that
+// the landed module kinds support.
+#include "tests/plugin_fixture.h"
+
+namespace kscope::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+using ModuleSeedTest = PluginTest;
+
+constexpr char kSequentialPrintout[] =
+    "torch::nn::Sequential(\n"
+    "  (0): torch::nn::Linear(in_features=64, out_features=10, bias=true)\n"
+    "  (1): torch::nn::ReLU()\n"
+    ")";
+
+TEST_F(ModuleSeedTest, DepthValuePairsAndStrSeed000) {
+  // q)q:module((0;`sequential); (1; (`linear;64;10)); (1;`relu))   -2 str q;
+  KRef q = Call("module", "((0;`sequential);(1;(`linear;64;10));(1;`relu))");
+  EXPECT_EQ(S1(Call("class", q)), "`module");
+  KRef s = Call("str", q);
+  EXPECT_EQ(std::string(kabi::Chars(s.get()), s->n), kSequentialPrintout);
+  KRef table = Call("module", q);
+  EXPECT_EQ(khost::Normalize(khost::Show(table.get())),
+            "depth module name options\n"
+            "-\n"
+            "0 sequential `symbol$()!()\n"
+            "1 linear 0 `in`out`bias!(64;10;1b)\n"
+            "1 relu 1 (,`inplace)!,0b");
+  Call("free", q);
+}
+
+TEST_F(ModuleSeedTest, SeqTreeAndNamedChildrenSeed004) {
+  // q)q:module seq(`sequential; (`linear;`a;64;10); (`relu;`b))   parmnames q -> `a.weight`a.bias
+  KRef tree = Call("seq", "(`sequential;(`linear;`a;64;10);(`relu;`b))");
+  KRef q = Call("module", tree);
+  EXPECT_EQ(S1(Call("parmnames", q)), "`a.weight`a.bias");
+  EXPECT_EQ(S1(Call("childnames", q)), "`a`b");
+  KRef b = Call("parm", List({q.share(), kq::Sym("a.bias")}));
+  EXPECT_EQ(S1(Call("size", b)), ",10");
+  EXPECT_EQ(Error("parm", List({q.share(), kq::Sym("c.bias")})), "parm: no parameter `c.bias in sequential module");
+  Call("free", List({q.share(), b.share()}));
+}
+
+TEST_F(ModuleSeedTest, SizesOfAModuleSeed000) {
+  // q)q:module (`sequential; enlist(`linear;128;10); `relu) -> size 2, elements 1290
+  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);enlist `relu)");
+  EXPECT_EQ(S1(Call("size", q)), ",2");
+  EXPECT_EQ(S1(Call("elements", q)), "1290");
+  EXPECT_EQ(S1(Call("bytes", q)), "5160");
+  EXPECT_EQ(S1(Call("tensorcount", q)), "2");
+  EXPECT_EQ(S1(Call("device", q)), "`cpu");
+  EXPECT_EQ(Error("dtype", q), "dtype: not implemented for modules");
+  Call("free", q);
+}
+
+TEST_F(ModuleSeedTest, IdentityForwardSeed004) {
+  // q)x:tensor til 7   q:module`identity   tensor y:forward(q;x) -> 0 1 2 3 4 5 6
+  KRef x = Call("tensor", "0 1 2 3 4 5 6");
+  KRef q = Call("module", "`identity");
+  KRef y = Call("forward", List({q.share(), x.share()}));
+  EXPECT_EQ(S1(Call("tensor", y)), "0 1 2 3 4 5 6");
+  EXPECT_EQ(S1(Call("forward", List({q.share(), kq::Longs({1, 2})}))), "1 2");  // k in, k out
+  Call("free", List({x.share(), q.share(), y.share()}));
+}
+
+TEST_F(ModuleSeedTest, SingleModuleQueryAndOptions) {
+  KRef q = Call("module", "enlist(`linear;`fc;784;10;`bias;0b)");
+  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`fc;`in`out`bias!(784;10;0b))");
+  EXPECT_EQ(S1(Call("parmnames", q)), ",`weight");
+  EXPECT_EQ(Error("module", "`linearx"), "module: unrecognized module kind `linearx");
+  EXPECT_EQ(Error("module", "(`linear;784)"), "linear: option `out required");
+  Call("free", q);
+}
+
+TEST_F(ModuleSeedTest, LossQuerySeed002) {
+  // loss m -> module| `ce   options| `weight`ignore`smoothing`reduce!(::;-100;0f;`mean)
+  KRef l = Call("loss", "`ce");
+  EXPECT_EQ(S1(Call("loss", l)), "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
+  EXPECT_EQ(S1(Call("class", l)), "`loss");
+  KRef sum = Call("loss", "(`mse;`sum)");
+  EXPECT_EQ(S1(Call("loss", sum)), "`module`options!(`mse;(,`reduce)!,`sum)");
+  Call("free", List({l.share(), sum.share()}));
+}
+
+TEST_F(ModuleSeedTest, LossObjectAndFunctions) {
+  // q)l:loss`mse  x:tensor(1.2 1.9 3.1;`grad)  y:tensor 1.0 2.0 3.0  backward z:loss(l;x;y); return z
+  KRef l = Call("loss", "`mse");
+  KRef x = Call("tensor", "(1.2 1.9 3.1;`grad)");
+  KRef y = Call("tensor", "1.0 2.0 3.0");
+  KRef z = Call("loss", List({l.share(), x.share(), y.share()}));
+  Call("backward", z);
+  EXPECT_EQ(S1(Call("return", z)), "0.02");
+  EXPECT_EQ(S1(Call("mse", "(1 2 3e;1 2 4e)")), "0.3333333e");
+  EXPECT_EQ(S1(Call("mse", "(1 2 3e;1 2 4e;`sum)")), "1e");
+  EXPECT_EQ(S1(Call("ce", "((1 0 0e;0 1 0e);0 1)")), "0.5514446e");  // log(1+2/e) in float
+  EXPECT_EQ(Error("loss", "`cee"), "loss: unrecognized loss `cee");
+  Call("free", List({l.share(), x.share(), y.share()}));
+}
+
+}  // namespace
+}  // namespace kscope::testing
