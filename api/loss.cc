@@ -35,11 +35,8 @@ Result Compute(const char* fn, const nn::ModuleObject& l, const Operand& yhat, c
 }  // namespace
 
 std::vector<std::string> loss_options(const std::string& kind) {
-  std::vector<std::string> names;
-  if (const nn::ModuleKind* k = nn::FindLossKind(kind)) {
-    for (const nn::OptionSpec& s : k->options) names.emplace_back(s.name);
-  }
-  return names;
+  const nn::ModuleKind* k = nn::FindLossKind(kind);
+  return k ? nn::OptionNames(k->options) : std::vector<std::string>{};
 }
 
 Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {

@@ -48,11 +48,8 @@ void Describe(const ModuleSpec& spec, int depth, bool all, std::vector<ModuleRow
 }  // namespace
 
 std::vector<std::string> module_options(const std::string& kind) {
-  std::vector<std::string> names;
-  if (const nn::ModuleKind* k = nn::FindModuleKind(kind)) {
-    for (const nn::OptionSpec& s : k->options) names.emplace_back(s.name);
-  }
-  return names;
+  const nn::ModuleKind* k = nn::FindModuleKind(kind);
+  return k ? nn::OptionNames(k->options) : std::vector<std::string>{};
 }
 
 Handle module(const ModuleDefinition& definition) {

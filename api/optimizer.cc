@@ -41,6 +41,11 @@ Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::
   return MakeOptimizer(kind, {std::move(held)}, positional, named);
 }
 
+std::vector<std::string> opt_options(const std::string& kind) {
+  const nn::OptimizerKind* k = nn::FindOptimizerKind(kind);
+  return k ? nn::OptionNames(k->options) : std::vector<std::string>{};
+}
+
 OptimizerDescription describe_opt(Handle o, bool all_options) {
   auto opt = nn::OptimizerOf("opt", o);
   return OptimizerDescription{opt->spec().kind->name, opt->spec().options.Values(all_options), opt->parameter_count()};

@@ -54,6 +54,9 @@ struct OptimizerDescription {
 };
 OptimizerDescription describe_opt(Handle o, bool all_options = true);
 
+// The option names of an optimizer kind, in order (empty for an unknown kind).
+std::vector<std::string> opt_options(const std::string& kind);
+
 // One optimization step over the gradients the parameters hold (parameters without a gradient
 // are skipped).
 void step(Handle o);

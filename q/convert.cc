@@ -222,6 +222,22 @@ Operand InputFromK(const char* fn, K x) {
   return Operand(TensorViewOfK(fn, x));
 }
 
+K CollapseAtoms(K list) {
+  if (list->t != kabi::kMixed || list->n == 0) return list;
+  const signed char t = Items(list)[0]->t;
+  constexpr int kWidth[12] = {0, 1, 0, 0, 1, 2, 4, 8, 4, 8, 1, 8};  // by type: boolean .. symbol
+  if (t >= 0 || -t >= static_cast<int>(std::size(kWidth)) || kWidth[-t] == 0) return list;
+  for (long long i = 0; i < list->n; ++i) {
+    if (Items(list)[i]->t != t) return list;
+  }
+  K v = kabi::ktn(-t, list->n);
+  for (long long i = 0; i < list->n; ++i) {
+    std::memcpy(static_cast<char*>(kabi::Payload(v)) + i * kWidth[-t], &Items(list)[i]->g, kWidth[-t]);
+  }
+  kabi::r0(list);
+  return v;
+}
+
 K KFromLongs(const std::vector<std::int64_t>& v) {
   K x = kabi::ktn(kabi::kLong, static_cast<long long>(v.size()));
   for (std::size_t i = 0; i < v.size(); ++i) kabi::Longs(x)[i] = v[i];

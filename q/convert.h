@@ -63,6 +63,10 @@ Operand OperandFromK(const char* fn, K x);
 // An input only read during the call: a pointer's handle, or a view of a k array's data.
 Operand InputFromK(const char* fn, K x);
 
+// ktorch's resolvedict: a general list (taken over) whose items are all atoms of one basic
+// type becomes a simple vector of that type; anything else is returned as it is.
+K CollapseAtoms(K list);
+
 // Attribute results shaped as ktorch shapes them.
 K KFromLongs(const std::vector<std::int64_t>& v);
 K KFromPerElement(const PerElement<std::int64_t>& v);

@@ -136,7 +136,7 @@ K KFromOptions(const nn::NamedValues& options) {
     keys.push_back(options[i].first);
     kabi::Items(values)[i] = KFromOption(options[i].second);
   }
-  return kabi::xD(Symbols(keys), values);
+  return kabi::xD(Symbols(keys), CollapseAtoms(values));
 }
 
 void OptionsFromK(const char* fn, K list, long long from, const std::vector<std::string>& names,

@@ -28,6 +28,7 @@ std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat .
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
 std::vector<Export> ScopeExports();    // scope endscope withscope setting
 std::vector<Export> ModuleExports();   // module seq forward parm... loss ce mse ...
+std::vector<Export> OptimizerExports(); // opt step lr
 
 }  // namespace kscope::q
 

@@ -63,6 +63,12 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
 
 }  // namespace
 
+std::vector<std::string> OptionNames(absl::Span<const OptionSpec> specs) {
+  std::vector<std::string> names;
+  for (const OptionSpec& s : specs) names.emplace_back(s.name);
+  return names;
+}
+
 const char* TypeName(OptionType type) {
   switch (type) {
     case OptionType::kBool: return "boolean";

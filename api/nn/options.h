@@ -71,6 +71,9 @@ class OptionSet {
   std::vector<OptionValue> values_;  // one per spec
 };
 
+// The option names of a kind, in declaration order.
+std::vector<std::string> OptionNames(absl::Span<const OptionSpec> specs);
+
 // ktorch's name for an option type in messages: "boolean", "long", "double", "symbol", ...
 const char* TypeName(OptionType type);
 
