@@ -19,8 +19,13 @@ std::shared_ptr<nn::ModuleObject> MakeLoss(const std::string& kind, const std::v
   return std::make_shared<nn::ModuleObject>(ObjectClass::kLoss, std::move(spec), std::move(module));
 }
 
-Result Compute(const char* fn, const nn::ModuleObject& l, const Operand& yhat, const Operand& y) {
-  Resolved in = Resolve(fn, {&yhat, &y});
+// The loss l on `operands`, as many as its kind takes.
+Result Compute(const char* fn, const nn::ModuleObject& l, absl::Span<const Operand> operands) {
+  const nn::ModuleKind& kind = *l.spec().kind;
+  if (operands.size() != kind.inputs) {
+    Fail("%s: `%s expects %d inputs, given %d", fn, kind.name, kind.inputs, operands.size());
+  }
+  Resolved in = Resolve(fn, operands);
   std::vector<at::Tensor> inputs(in.tensors.begin(), in.tensors.end());
   // CPU tensors go to the device of the others (targets are often left on the CPU).
   for (const at::Tensor& t : inputs) {
@@ -29,7 +34,7 @@ Result Compute(const char* fn, const nn::ModuleObject& l, const Operand& yhat, c
       break;
     }
   }
-  return Emit(fn, l.spec().kind->forward(l.module(), inputs), in.any_handle);
+  return Emit(fn, kind.forward(l.module(), inputs), in.any_handle);
 }
 
 }  // namespace
@@ -37,6 +42,11 @@ Result Compute(const char* fn, const nn::ModuleObject& l, const Operand& yhat, c
 std::vector<std::string> loss_options(const std::string& kind) {
   const nn::ModuleKind* k = nn::FindLossKind(kind);
   return k ? nn::OptionNames(k->options) : std::vector<std::string>{};
+}
+
+std::size_t loss_inputs(const std::string& kind) {
+  const nn::ModuleKind* k = nn::FindLossKind(kind);
+  return k ? k->inputs : 0;
 }
 
 Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
@@ -49,13 +59,17 @@ LossDescription describe_loss(Handle l, bool all_options) {
 }
 
 Result loss(Handle l, const Operand& yhat, const Operand& y) {
-  return Compute("loss", *nn::ModuleOf("loss", l, ObjectClass::kLoss), yhat, y);
+  return Compute("loss", *nn::ModuleOf("loss", l, ObjectClass::kLoss), {yhat, y});
 }
 
-Result loss_function(const std::string& kind, const Operand& yhat, const Operand& y,
+Result loss(Handle l, const Operand& x1, const Operand& x2, const Operand& y) {
+  return Compute("loss", *nn::ModuleOf("loss", l, ObjectClass::kLoss), {x1, x2, y});
+}
+
+Result loss_function(const std::string& kind, absl::Span<const Operand> inputs,
                      const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
   const auto l = MakeLoss(kind, positional, named);
-  return Compute(l->spec().kind->name.c_str(), *l, yhat, y);
+  return Compute(l->spec().kind->name.c_str(), *l, inputs);
 }
 
 }  // namespace kscope

@@ -82,7 +82,8 @@ std::vector<std::string> parmnames(Handle q) {
 
 Handle parm(Handle q, const std::string& name) {
   auto m = nn::ModuleOf("parm", q, ObjectClass::kModule);
-  const at::Tensor* p = m->module().named_parameters().find(name);
+  const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
+  const at::Tensor* p = named.find(name);
   if (p == nullptr) Fail("parm: no parameter `%s in %s module", name, m->spec().kind->name);
   return Own(Object(*p), "parm");
 }
@@ -101,10 +102,10 @@ std::vector<std::string> childnames(Handle q) {
 
 Handle child(Handle q, const std::string& name) {
   auto m = nn::ModuleOf("child", q, ObjectClass::kModule);
+  const auto children = m->module().named_children();  // a new dictionary: keep it while reading
   for (const auto& spec : m->spec().children) {
     if (spec->name != name) continue;
-    const auto* found = m->module().named_children().find(name);
-    if (found != nullptr) return OwnModule("child", spec, *found);
+    if (const auto* found = children.find(name)) return OwnModule("child", spec, *found);
   }
   Fail("child: no child module `%s in %s module", name, m->spec().kind->name);
 }

@@ -51,7 +51,11 @@ OptimizerDescription describe_opt(Handle o, bool all_options) {
   return OptimizerDescription{opt->spec().kind->name, opt->spec().options.Values(all_options), opt->parameter_count()};
 }
 
-void step(Handle o) { nn::OptimizerOf("step", o)->optimizer().step(); }
+void step(Handle o) {
+  auto opt = nn::OptimizerOf("step", o);
+  if (const char* refusal = opt->spec().kind->step_refusal) Fail("%s", refusal);
+  opt->optimizer().step();
+}
 
 std::vector<double> lr(Handle o) {
   std::vector<double> rates;

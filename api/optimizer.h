@@ -4,10 +4,14 @@
 // api/autograd.h.
 //
 // Options are given positionally, then by name, with ktorch's names and defaults (sgd: lr
-// momentum dampening decay nesterov; adam, adamw: lr beta1 beta2 eps decay amsgrad). An
-// optimizer over a module keeps the module alive: the module's `ref` is one higher while the
-// optimizer lives. State buffers (momentum_buffer, exp_avg, ...) appear at the first step and
-// count in the optimizer's tensorcount, elements and bytes; parameters count in the module's.
+// momentum dampening decay nesterov; adam, adamw: lr beta1 beta2 eps decay amsgrad; adagrad:
+// lr lrdecay decay init eps; rmsprop: lr alpha eps decay momentum centered; lbfgs: lr iter
+// eval gradtol changetol history search). An optimizer over a module keeps the module alive:
+// the module's `ref` is one higher while the optimizer lives. State buffers (momentum_buffer,
+// exp_avg, square_avg, ...) appear at the first step (adagrad's sum when the optimizer is
+// made) and count in the optimizer's tensorcount, elements and bytes; parameters count in the
+// module's. lbfgs is defined and queried here, but its step needs a closure (ktorch's
+// backstep), so step refuses it.
 //
 // Every creating call registers one new handle (origin "opt") in the current scope. Errors:
 // kscope::Error naming the function or kind ("opt: unrecognized optimizer `foo",
@@ -58,7 +62,7 @@ OptimizerDescription describe_opt(Handle o, bool all_options = true);
 std::vector<std::string> opt_options(const std::string& kind);
 
 // One optimization step over the gradients the parameters hold (parameters without a gradient
-// are skipped).
+// are skipped). lbfgs: kscope::Error "LBFGS optimizer requires model, loss & inputs" (ktorch's).
 void step(Handle o);
 
 // The learning rate of each parameter group; setting one rate for every group (it must be

@@ -1,5 +1,7 @@
 // Adapters for modules and losses: module seq forward parmnames parm parms childnames child
-// training loss, and the functional losses (ce mse nll l1 bce kl softmargin smoothl1 huber).
+// training loss, and the functional losses (ce mse nll l1 bce kl softmargin smoothl1 huber
+// bcelogit1 multilabel multisoft multimargin poissonloss hinge cosineloss margin triplet).
+// bcelogit1 is ktorch's functional form of bcelogits (class weights, no batch weights).
 #include "api/loss.h"
 #include "api/module.h"
 #include "q/args.h"
@@ -101,7 +103,7 @@ K Training(K x) {
   });
 }
 
-// loss`kind | loss(`kind;opts..) | loss l | loss(l;flag) | loss(l;yhat;y)
+// loss`kind | loss(`kind;opts..) | loss l | loss(l;flag) | loss(l;yhat;y) | loss(l;x1;x2;y)
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
@@ -110,6 +112,9 @@ K Loss(K x) {
       return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
     }
     if (a.size() == 3 && a.IsPointerAt(0)) return KFromResult(loss(a.PointerAt(0), a.InputAt(1), a.InputAt(2)));
+    if (a.size() == 4 && a.IsPointerAt(0)) {
+      return KFromResult(loss(a.PointerAt(0), a.InputAt(1), a.InputAt(2), a.InputAt(3)));
+    }
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;
     if (x->t == kabi::kSymbol && x->n > 0) {  // (`mse;`sum) is the symbol list `mse`sum in q
@@ -122,15 +127,18 @@ K Loss(K x) {
   });
 }
 
-// f(yhat;y[;options..])
+// f(yhat;y[;options..]) | f(x1;x2;y[;options..]): as many inputs as the kind takes, then options.
 K LossFunction(const char* kind, K x) {
   return Guard([&] {
     const Args a(kind, x);
-    if (a.size() < 2) a.Unrecognized();
+    const std::size_t n = loss_inputs(kind);
+    if (a.size() < n) a.Unrecognized();
+    std::vector<Operand> inputs;
+    for (std::size_t i = 0; i < n; ++i) inputs.push_back(a.InputAt(i));
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;
-    OptionsFromK(kind, x, 2, loss_options(kind), &positional, &named);
-    return KFromResult(loss_function(kind, a.InputAt(0), a.InputAt(1), positional, named));
+    OptionsFromK(kind, x, static_cast<long long>(n), loss_options(kind), &positional, &named);
+    return KFromResult(loss_function(kind, inputs, positional, named));
   });
 }
 
@@ -145,7 +153,16 @@ KSCOPE_Q_LOSS(kl)
 KSCOPE_Q_LOSS(softmargin)
 KSCOPE_Q_LOSS(smoothl1)
 KSCOPE_Q_LOSS(huber)
+KSCOPE_Q_LOSS(multilabel)
+KSCOPE_Q_LOSS(multisoft)
+KSCOPE_Q_LOSS(multimargin)
+KSCOPE_Q_LOSS(poissonloss)
+KSCOPE_Q_LOSS(hinge)
+KSCOPE_Q_LOSS(cosineloss)
+KSCOPE_Q_LOSS(margin)
+KSCOPE_Q_LOSS(triplet)
 #undef KSCOPE_Q_LOSS
+K bcelogit1_(K x) { return LossFunction("bcelogits", x); }
 
 }  // namespace
 
@@ -156,7 +173,10 @@ std::vector<Export> ModuleExports() {
           Unary("loss", Loss),           Unary("ce", ce_),            Unary("nll", nll_),
           Unary("mse", mse_),            Unary("l1", l1_),            Unary("bce", bce_),
           Unary("kl", kl_),              Unary("softmargin", softmargin_), Unary("smoothl1", smoothl1_),
-          Unary("huber", huber_)};
+          Unary("huber", huber_),        Unary("bcelogit1", bcelogit1_), Unary("multilabel", multilabel_),
+          Unary("multisoft", multisoft_), Unary("multimargin", multimargin_), Unary("poissonloss", poissonloss_),
+          Unary("hinge", hinge_),        Unary("cosineloss", cosineloss_), Unary("margin", margin_),
+          Unary("triplet", triplet_)};
 }
 
 }  // namespace kscope::q

@@ -1,4 +1,7 @@
-// api/loss.h: loss objects and functions against libtorch's own losses.
+// api/loss.h: loss objects and functions against libtorch's own losses, the defaults of every
+// kind, and three-input losses (cosineloss, margin, triplet).
+#include <torch/nn/functional/loss.h>
+
 #include "api/loss.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
@@ -6,10 +9,60 @@
 namespace kscope {
 namespace {
 
+namespace F = torch::nn::functional;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 using LossTest = LeakCheckTest;
+using Option = std::pair<std::string, nn::OptionValue>;
+const std::string kSum = "sum";
+const std::string kNone = "none";
+
+// A loss with options given positionally (reduce last), its inputs, and libtorch's functional
+// form of the same loss on them.
+struct LossCase {
+  std::string kind;
+  std::vector<nn::OptionValue> options;
+  std::vector<at::Tensor> inputs;
+  at::Tensor expected;
+};
+
+std::vector<LossCase> NewLossCases() {
+  const at::Tensor w3 = at::tensor({1.f, 2.f, 3.f}), w4 = at::tensor({1.f, 2.f, 3.f, 4.f});
+  const at::Tensor logits = at::randn({4, 3}), probabilities = at::rand({4, 3});
+  const at::Tensor x = at::randn({3, 4}), labels = at::tensor({3, 0, 1}, at::kLong);
+  const at::Tensor indices = at::tensor({3, 0, -1, 1, 1, 2, -1, 0, 0, -1, 2, 3}, at::kLong).view({3, 4});
+  const at::Tensor multihot = at::randint(2, {3, 4}).to(at::kFloat);
+  const at::Tensor rates = at::rand({5}) + 0.1, counts = at::randint(4, {5}).to(at::kFloat);
+  const at::Tensor v = at::randn({6}), signs = at::tensor({1.f, -1.f, 1.f, 1.f, -1.f, -1.f});
+  const at::Tensor x1 = at::randn({4, 5}), x2 = at::randn({4, 5}), pairs = at::tensor({1.f, -1.f, 1.f, -1.f});
+  const at::Tensor a = at::randn({4, 8}), pos = at::randn({4, 8}), neg = at::randn({4, 8});
+  return {
+      {"bcelogits", {std::vector<double>{1, 2, 3}, kSum}, {logits, probabilities},
+       F::binary_cross_entropy_with_logits(
+           logits, probabilities, torch::nn::BCEWithLogitsLossOptions().pos_weight(w3).reduction(torch::kSum))},
+      {"multilabel", {kNone}, {x, indices},
+       F::multilabel_margin_loss(x, indices, torch::nn::MultiLabelMarginLossOptions().reduction(torch::kNone))},
+      {"multisoft", {std::vector<double>{1, 2, 3, 4}}, {x, multihot},
+       F::multilabel_soft_margin_loss(x, multihot, torch::nn::MultiLabelSoftMarginLossOptions().weight(w4))},
+      {"multimargin", {std::int64_t{2}, 0.5, std::vector<double>{1, 2, 3, 4}, kSum}, {x, labels},
+       F::multi_margin_loss(
+           x, labels, torch::nn::MultiMarginLossOptions().p(2).margin(0.5).weight(w4).reduction(torch::kSum))},
+      {"poissonloss", {false, true, 1e-6}, {rates, counts},
+       F::poisson_nll_loss(rates, counts, torch::nn::PoissonNLLLossOptions().log_input(false).full(true).eps(1e-6))},
+      {"hinge", {0.5, kNone}, {v, signs},
+       F::hinge_embedding_loss(v, signs, torch::nn::HingeEmbeddingLossOptions().margin(0.5).reduction(torch::kNone))},
+      {"cosineloss", {0.2, kSum}, {x1, x2, pairs},
+       F::cosine_embedding_loss(x1, x2, pairs,
+                                torch::nn::CosineEmbeddingLossOptions().margin(0.2).reduction(torch::kSum))},
+      {"margin", {0.1}, {v, v.flip(0), signs},
+       F::margin_ranking_loss(v, v.flip(0), signs, torch::nn::MarginRankingLossOptions().margin(0.1))},
+      {"triplet", {0.5, std::int64_t{1}, 1e-5, true}, {a, pos, neg},
+       F::triplet_margin_loss(a, pos, neg, torch::nn::TripletMarginLossOptions().margin(0.5).p(1).eps(1e-5).swap(true))},
+  };
+}
 
 TEST_F(LossTest, MseObjectSeed000) {
   // q)l:loss`mse  x:tensor(1.2 1.9 3.1;`grad)  y:tensor 1.0 2.0 3.0  z:loss(l;x;y)
@@ -53,6 +106,97 @@ TEST_F(LossTest, CrossEntropyMatchesLibtorch) {
   EXPECT_TRUE(at::allclose(loss(l, yhat, y).tensor(), expected));
   Handle none = loss("mse", {}, {{"reduce", std::string("none")}});
   EXPECT_EQ(loss(none, at::zeros({4}), at::ones({4})).tensor().sizes(), at::IntArrayRef({4}));
+}
+
+TEST_F(LossTest, NewLossesMatchLibtorch) {
+  auto scope = Scope::Open();
+  for (const LossCase& c : NewLossCases()) {
+    SCOPED_TRACE(c.kind);
+    ASSERT_EQ(loss_inputs(c.kind), c.inputs.size());
+    // The functional form on data gives data.
+    const std::vector<Operand> data(c.inputs.begin(), c.inputs.end());
+    EXPECT_TRUE(at::equal(loss_function(c.kind, data, c.options).tensor(), c.expected));
+    // A loss object on handles gives a handle.
+    Handle l = loss(c.kind, c.options);
+    std::vector<Handle> in;
+    for (const at::Tensor& t : c.inputs) in.push_back(tensor(t));
+    const Result r = in.size() == 2 ? loss(l, in[0], in[1]) : loss(l, in[0], in[1], in[2]);
+    EXPECT_TRUE(at::equal(tensor(r.handle()), c.expected));
+  }
+}
+
+TEST_F(LossTest, NewLossDefaultsQueryBack) {
+  auto scope = Scope::Open();
+  const Option mean("reduce", std::string("mean")), weight("weight", std::monostate());
+  const std::vector<std::pair<std::string, nn::NamedValues>> defaults = {
+      {"bcelogits", {weight, mean}},
+      {"multilabel", {mean}},
+      {"multisoft", {weight, mean}},
+      {"multimargin", {{"p", std::int64_t{1}}, {"margin", 1.0}, weight, mean}},
+      {"poissonloss", {{"log", true}, {"full", false}, {"eps", 1e-8}, mean}},
+      {"hinge", {{"margin", 1.0}, mean}},
+      {"cosineloss", {{"margin", 0.0}, mean}},
+      {"margin", {{"margin", 0.0}, mean}},
+      {"triplet", {{"margin", 1.0}, {"p", 2.0}, {"eps", 1e-6}, {"swap", false}, mean}},
+  };
+  for (const auto& [kind, options] : defaults) {
+    SCOPED_TRACE(kind);
+    Handle l = loss(kind);
+    EXPECT_EQ(describe_loss(l).kind, kind);
+    EXPECT_EQ(describe_loss(l).options, options);
+    EXPECT_TRUE(describe_loss(l, false).options.empty());
+  }
+  // By name: only what differs from the defaults comes back.
+  Handle t = loss("triplet", {}, {{"swap", true}, {"p", std::int64_t{1}}});
+  EXPECT_THAT(describe_loss(t, false).options, ElementsAre(Option("p", 1.0), Option("swap", true)));
+}
+
+TEST_F(LossTest, ThreeInputLossesWithHandlesAndData) {
+  // q)x1:tensor(1 2 3f;`grad)  x2:tensor 2 1 2f  y:tensor 1 1 -1f  z:margin(x1;x2;y)
+  // q)backward z; return z -> 0.6666667   grad x1 -> -1 0 1%3
+  auto scope = Scope::Open();
+  Options g;
+  g.grad = true;
+  Handle x1 = tensor(std::vector<double>{1, 2, 3}, {}, g);
+  Handle x2 = tensor(std::vector<double>{2, 1, 2});
+  Handle y = tensor(std::vector<double>{1, 1, -1});
+  Handle z = loss_function("margin", x1, x2, y);
+  backward(z);
+  EXPECT_NEAR(values<double>(z)[0], 2.0 / 3, 1e-12);
+  EXPECT_TRUE(at::allclose(grad(x1), at::tensor({-1.0 / 3, 0.0, 1.0 / 3}, at::kDouble)));
+  // Options after the three inputs; a braced list after two inputs is still options.
+  const at::Tensor a = at::tensor({1.0, 2.0, 3.0}), b = at::tensor({2.0, 1.0, 2.0}), s = at::tensor({1.0, 1.0, -1.0});
+  EXPECT_EQ(loss_function("margin", a, b, s, {0.5, kSum}).tensor().item<double>(), 3.0);  // 1.5 + 0 + 1.5
+  EXPECT_EQ(loss_function("hinge", a, s, {0.5}).tensor().item<double>(),
+            F::hinge_embedding_loss(a, s, torch::nn::HingeEmbeddingLossOptions().margin(0.5)).item<double>());
+}
+
+TEST_F(LossTest, InputCountMustMatchTheKind) {
+  auto scope = Scope::Open();
+  const at::Tensor x = at::randn({2, 3});
+  Handle triplet = loss("triplet");
+  Handle mse = loss("mse");
+  EXPECT_EQ(ErrorOf([&] { loss(triplet, x, x); }), "loss: `triplet expects 3 inputs, given 2");
+  EXPECT_EQ(ErrorOf([&] { loss(mse, x, x, x); }), "loss: `mse expects 2 inputs, given 3");
+  EXPECT_EQ(ErrorOf([&] { loss_function("cosineloss", x, x); }), "cosineloss: `cosineloss expects 3 inputs, given 2");
+  EXPECT_EQ(loss_inputs("mse"), 2u);
+  EXPECT_EQ(loss_inputs("ctc"), 0u);  // not a kscope loss
+  EXPECT_EQ(loss_options("poissonloss"), (std::vector<std::string>{"log", "full", "eps", "reduce"}));
+}
+
+TEST_F(LossTest, BadNewLossOptions) {
+  EXPECT_EQ(ErrorOf([] { loss("triplet", {1.0, 2.0, 1e-6, false, std::string("l2")}); }),
+            "triplet: unrecognized reduce `l2, expecting mean, sum or none");
+  EXPECT_EQ(ErrorOf([] { loss("triplet", {}, {{"p", std::string("l2")}}); }),
+            "triplet: option `p expects double, given symbol");
+  EXPECT_EQ(ErrorOf([] { loss("poissonloss", {std::int64_t{1}}); }),
+            "poissonloss: option `log expects boolean, given long");
+  EXPECT_EQ(ErrorOf([] { loss("multimargin", {1.5}); }), "multimargin: option `p expects long, given double");
+  EXPECT_EQ(ErrorOf([] { loss("cosineloss", {0.0, std::string("batchmean")}); }),
+            "cosineloss: unrecognized reduce `batchmean, expecting mean, sum or none");
+  EXPECT_EQ(ErrorOf([] { loss("hinge", {1.0, kSum, 2.0}); }), "hinge: 3 positional option(s) given, expecting at most 2");
+  EXPECT_THAT(ErrorOf([] { loss("multimargin", {std::int64_t{3}}); }), HasSubstr("only p == 1 and p == 2 supported"));
+  EXPECT_EQ(live_handles(), 0u);
 }
 
 TEST_F(LossTest, BadLossesChangeNothing) {

@@ -1,10 +1,17 @@
 // api/optimizer.h: defining optimizers ktorch's way, querying them back, the module references
 // they hold, stepping them against libtorch's own optimizers, their state buffers, learning
-// rates, and resetting gradients through a module or an optimizer (api/autograd.h).
+// rates, lbfgs (defined and queried, refused by step), and resetting gradients through a
+// module or an optimizer (api/autograd.h).
+#include <functional>
+
 #include <torch/nn/functional/linear.h>
+#include <torch/optim/adagrad.h>
+#include <torch/optim/lbfgs.h>
+#include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
 #include "api/module.h"
+#include "api/nn/optimizer_object.h"
 #include "api/optimizer.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
@@ -82,26 +89,138 @@ TEST_F(OptimizerTest, OptimizerKeepsItsModuleSeed000) {
   EXPECT_EQ(ref(w).single(), 3);
 }
 
-TEST_F(OptimizerTest, SgdStepMatchesLibtorch) {
+// An optimizer defined ktorch's way, the libtorch optimizer with the same options, and how many
+// state tensors it holds for a 4 -> 3 linear module when made and after a step.
+struct StepCase {
+  std::string kind;
+  std::vector<nn::OptionValue> positional;
+  nn::NamedValues named;
+  std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)> reference;
+  std::int64_t buffers_made, buffers_stepped;
+};
+
+template <typename Impl, typename Options>
+std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)> Reference(Options options) {
+  return [options](std::vector<at::Tensor> parameters) { return std::make_unique<Impl>(std::move(parameters), options); };
+}
+
+std::vector<StepCase> StepCases() {
+  using namespace torch::optim;
+  return {
+      {"sgd", {0.1, 0.9}, {{"decay", 0.01}, {"nesterov", true}},
+       Reference<SGD>(SGDOptions(0.1).momentum(0.9).weight_decay(0.01).nesterov(true)), 0, 2},  // momentum_buffer
+      // adagrad's sums are made with the optimizer, filled with `init`.
+      {"adagrad", {0.1, 0.01, 0.001, 0.1, 1e-9}, {},
+       Reference<Adagrad>(AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.001).initial_accumulator_value(0.1).eps(1e-9)),
+       2, 2},
+      {"rmsprop", {}, {}, Reference<RMSprop>(RMSpropOptions(0.01)), 0, 2},  // square_avg
+      // + momentum_buffer and grad_avg
+      {"rmsprop", {0.02, 0.9, 1e-6, 0.01}, {{"momentum", 0.8}, {"centered", true}},
+       Reference<RMSprop>(RMSpropOptions(0.02).alpha(0.9).eps(1e-6).weight_decay(0.01).momentum(0.8).centered(true)), 0,
+       6},
+  };
+}
+
+TEST_F(OptimizerTest, StepsMatchLibtorch) {
+  for (const StepCase& c : StepCases()) {
+    SCOPED_TRACE(c.kind);
+    auto scope = Scope::Open();
+    Handle q = Linear(4, 3);
+    Handle o = opt(c.kind, q, c.positional, c.named);
+    EXPECT_EQ(tensorcount(o), c.buffers_made);
+    at::Tensor w = tensor(parm(q, "weight")).requires_grad_();
+    at::Tensor b = tensor(parm(q, "bias")).requires_grad_();
+    const auto reference = c.reference({w, b});
+    for (int i = 0; i < 2; ++i) {  // the second step uses the state of the first
+      const at::Tensor x = at::randn({5, 4});
+      zerograd(o);
+      Backward(q, x);
+      step(o);
+      reference->zero_grad();
+      torch::nn::functional::linear(x, w, b).sum().backward();
+      reference->step();
+      EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), w.detach()));
+      EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), b.detach()));
+    }
+    EXPECT_EQ(tensorcount(o), c.buffers_stepped);  // each buffer is the size of its parameter
+    EXPECT_EQ(elements(o), c.buffers_stepped / 2 * 15);
+  }
+}
+
+TEST_F(OptimizerTest, NewKindsDefaultsQueryBack) {
+  auto scope = Scope::Open();
+  const std::vector<std::pair<std::string, nn::NamedValues>> defaults = {
+      {"adagrad", {{"lr", 0.01}, {"lrdecay", 0.0}, {"decay", 0.0}, {"init", 0.0}, {"eps", 1e-10}}},
+      {"rmsprop",
+       {{"lr", 0.01}, {"alpha", 0.99}, {"eps", 1e-8}, {"decay", 0.0}, {"momentum", 0.0}, {"centered", false}}},
+      {"lbfgs",
+       {{"lr", 1.0},
+        {"iter", std::int64_t{20}},
+        {"eval", std::monostate()},
+        {"gradtol", 1e-7},
+        {"changetol", 1e-9},
+        {"history", std::int64_t{100}},
+        {"search", std::monostate()}}},
+  };
+  for (const auto& [kind, options] : defaults) {
+    SCOPED_TRACE(kind);
+    Handle o = opt(kind);
+    EXPECT_EQ(describe_opt(o).kind, kind);
+    EXPECT_EQ(describe_opt(o).options, options);
+    EXPECT_TRUE(describe_opt(o, false).options.empty());
+    EXPECT_EQ(opt_options(kind).size(), options.size());
+  }
+  Handle l = opt("lbfgs", {}, {{"search", std::string("strong_wolfe")}, {"eval", std::int64_t{30}}});
+  EXPECT_THAT(describe_opt(l, false).options,
+              ElementsAre(Option("eval", std::int64_t{30}), Option("search", std::string("strong_wolfe"))));
+  EXPECT_EQ(str(opt("lbfgs")),
+            "torch::optim::LBFGS(lr=1, iter=20, eval=None, gradtol=1e-07, changetol=1e-09, history=100, search=None)");
+}
+
+TEST_F(OptimizerTest, LbfgsStepIsRefused) {
+  // q)o:opt(`lbfgs;q)  step o -> 'LBFGS optimizer requires model, loss & inputs
+  auto scope = Scope::Open();
+  Handle q = Linear(3, 2);
+  Handle o = opt("lbfgs", q, {0.5});
+  EXPECT_EQ(describe_opt(o).parameters, 2);
+  const at::Tensor before = tensor(parm(q, "weight"));
+  Backward(q, at::randn({4, 3}));
+  EXPECT_EQ(ErrorOf([&] { step(o); }), "LBFGS optimizer requires model, loss & inputs");
+  EXPECT_EQ(ErrorOf([] { step(opt("lbfgs")); }), "LBFGS optimizer requires model, loss & inputs");
+  EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), before));
+  EXPECT_EQ(tensorcount(o), 0);
+  EXPECT_THAT(lr(o), ElementsAre(0.5));
+}
+
+TEST_F(OptimizerTest, LbfgsWithAClosureMatchesLibtorch) {
+  // ktorch steps lbfgs through models (backstep); here the libtorch optimizer behind the handle
+  // takes the closure directly, to check the options it was made with and the state it lists.
   auto scope = Scope::Open();
   Handle q = Linear(4, 3);
-  Handle o = opt("sgd", q, {0.1, 0.9}, {{"decay", 0.01}, {"nesterov", true}});
+  Handle o = opt("lbfgs", q, {0.5, std::int64_t{5}}, {{"history", std::int64_t{3}}, {"search", std::string("strong_wolfe")}});
   at::Tensor w = tensor(parm(q, "weight")).requires_grad_();
   at::Tensor b = tensor(parm(q, "bias")).requires_grad_();
-  torch::optim::SGD reference({w, b}, torch::optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.01).nesterov(true));
-  for (int i = 0; i < 2; ++i) {  // the second step uses the momentum buffers
-    const at::Tensor x = at::randn({5, 4});
+  torch::optim::LBFGS reference({w, b}, torch::optim::LBFGSOptions(0.5).max_iter(5).history_size(3).line_search_fn(
+                                            std::string("strong_wolfe")));
+  const at::Tensor x = at::randn({6, 4});
+  torch::optim::Optimizer& ours = nn::OptimizerOf("test", o)->optimizer();
+  ours.step([&] {
     zerograd(o);
-    Backward(q, x);
-    step(o);
+    at::Tensor loss = forward(q, x).tensor().pow(2).sum();
+    loss.backward();
+    return loss;
+  });
+  reference.step([&] {
     reference.zero_grad();
-    torch::nn::functional::linear(x, w, b).sum().backward();
-    reference.step();
-    EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), w.detach()));
-    EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), b.detach()));
-  }
-  EXPECT_EQ(tensorcount(o), 2);  // a momentum buffer per parameter
-  EXPECT_EQ(elements(o), 15);
+    at::Tensor loss = torch::nn::functional::linear(x, w, b).pow(2).sum();
+    loss.backward();
+    return loss;
+  });
+  EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), w.detach()));
+  EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), b.detach()));
+  // A null eval is libtorch's iter*5/4.
+  EXPECT_EQ(static_cast<const torch::optim::LBFGSOptions&>(ours.defaults()).max_eval(), std::int64_t{6});
+  EXPECT_GE(tensorcount(o), 3);  // at least the direction, H_diag and the last flat gradient
 }
 
 TEST_F(OptimizerTest, AdamwAmsgradStateAppearsAtTheFirstStep) {
@@ -178,6 +297,16 @@ TEST_F(OptimizerTest, BadKindsAndOptionsLeaveNoHandle) {
   EXPECT_THAT(ErrorOf([&] { opt("adam", q, {-1.0}); }), HasSubstr("Invalid learning rate: -1"));
   EXPECT_THAT(ErrorOf([&] { opt("sgd", q, {0.1}, {{"nesterov", true}}); }),
               HasSubstr("Nesterov momentum requires a momentum and zero dampening"));
+  EXPECT_THAT(ErrorOf([&] { opt("adagrad", q, {0.1, -1.0}); }), HasSubstr("Invalid lr_decay value: -1"));
+  EXPECT_THAT(ErrorOf([&] { opt("rmsprop", q, {}, {{"alpha", -1.0}}); }), HasSubstr("Invalid alpha value: -1"));
+  EXPECT_EQ(ErrorOf([&] { opt("rmsprop", q, {}, {{"centered", std::int64_t{1}}}); }),
+            "rmsprop: option `centered expects boolean, given long");
+  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {}, {{"search", std::string("wolfe")}}); }),
+            "lbfgs: unrecognized search `wolfe, expecting strong_wolfe");
+  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {}, {{"search", std::int64_t{1}}}); }),
+            "lbfgs: option `search expects symbol or null, given long");
+  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {1.0, std::int64_t{20}, 2.5}); }),
+            "lbfgs: option `eval expects long or null, given double");
   EXPECT_EQ(ErrorOf([&] { step(q); }), "step: expected optimizer, given module");
   EXPECT_EQ(ErrorOf([&] { describe_opt(x); }), "opt: expected optimizer, given tensor");
   EXPECT_EQ(live_handles(), live);

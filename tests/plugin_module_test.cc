@@ -1,5 +1,5 @@
 // Modules and losses through the plugin: the module sessions of seeds 000, 001, 002 and 004 that
-// the landed module kinds support.
+// the landed module kinds support, and the three-input losses.
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
@@ -97,6 +97,22 @@ TEST_F(ModuleSeedTest, LossObjectAndFunctions) {
   EXPECT_EQ(S1(Call("ce", "((1 0 0e;0 1 0e);0 1)")), "0.5514446e");  // log(1+2/e) in float
   EXPECT_EQ(Error("loss", "`cee"), "loss: unrecognized loss `cee");
   Call("free", List({l.share(), x.share(), y.share()}));
+}
+
+TEST_F(ModuleSeedTest, ThreeInputLosses) {
+  // q)margin(1 2 3e;2 1 2e;1 1 -1e) -> 0.6666667e   margin(..;0.5;`sum) -> 3e
+  EXPECT_EQ(S1(Call("margin", "(1 2 3e;2 1 2e;1 1 -1e)")), "0.6666667e");
+  EXPECT_EQ(S1(Call("margin", "(1 2 3e;2 1 2e;1 1 -1e;0.5;`sum)")), "3e");
+  // q)l:loss(`cosineloss;-0.5)  z:loss(l;x1;x2;y)  return z -> 0.25e (cosines 1 and 0)
+  KRef l = Call("loss", "(`cosineloss;-0.5)");
+  EXPECT_EQ(S1(Call("loss", List({l.share(), kq::Bool(false)}))), "`module`options!(`cosineloss;(,`margin)!,-0.5)");
+  KRef x1 = Call("tensor", "(1 0e;0 1e)");
+  KRef x2 = Call("tensor", "(1 0e;1 0e)");
+  KRef y = Call("tensor", "1 -1e");
+  KRef z = Call("loss", List({l.share(), x1.share(), x2.share(), y.share()}));
+  EXPECT_EQ(S1(Call("return", z)), "0.25e");
+  EXPECT_EQ(Error("loss", List({l.share(), x1.share(), x2.share()})), "loss: `cosineloss expects 3 inputs, given 2");
+  Call("free", List({l.share(), x1.share(), x2.share(), y.share()}));
 }
 
 }  // namespace

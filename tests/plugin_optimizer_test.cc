@@ -48,6 +48,16 @@ TEST_F(OptimizerSeedTest, OptionsLrAndQuery) {
   Call("free", List({q.share(), o.share()}));
 }
 
+TEST_F(OptimizerSeedTest, LbfgsIsQueriedButNotStepped) {
+  // q)o:opt(`lbfgs;q;0.5)   step o -> 'LBFGS optimizer requires model, loss & inputs
+  KRef q = Call("module", "enlist(`linear;2;3)");
+  KRef o = Call("opt", List({kq::Sym("lbfgs"), q.share(), kq::Float(.5)}));
+  EXPECT_EQ(S1(Call("opt", o)),
+            "`optimizer`options`parameters!(`lbfgs;`lr`iter`eval`gradtol`changetol`history`search!(0.5;20;::;1e-07;1e-09;100;::);2)");
+  EXPECT_EQ(Error("step", o), "LBFGS optimizer requires model, loss & inputs");
+  Call("free", List({q.share(), o.share()}));
+}
+
 TEST_F(OptimizerSeedTest, TrainingStepsSeed004) {
   // q)zerograd o; rx:forward(q;x); ry:loss(l;rx;y); backward ry; step o
   Call("seed", "42");

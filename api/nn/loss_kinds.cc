@@ -1,6 +1,11 @@
 // The table of loss kinds (../shared/reference/ktorch-api.md §2.2): ktorch's names, option
 // order and defaults, each ending with `reduce` (mean, sum or none), mapped onto libtorch's
-// loss modules. A loss is held like a module (ModuleObject of class loss).
+// loss modules. A loss is held like a module (ModuleObject of class loss). Most losses take
+// two inputs (outputs and targets); cosineloss, margin and triplet take three. Not here:
+// ctc (four inputs, two of them lengths), pairwise and similar (distances without `reduce`),
+// and the batch-weight forms of bce and bcelogits.
+#include <utility>
+
 #include <torch/nn/modules/loss.h>
 
 #include "api/nn/module_kind.h"
@@ -33,15 +38,24 @@ at::Tensor WeightOf(const OptionSet& o) {
   return at::tensor(w, at::kFloat);
 }
 
-// A loss kind whose libtorch module is Impl with options made by `make`, computing f(x, y).
-template <typename Impl, typename MakeOptions>
-ModuleKind TwoInput(std::string name, std::vector<OptionSpec> specs, MakeOptions make) {
+// Impl's forward on the inputs x[0], x[1], ... (the caller checked there are enough).
+template <typename Impl, std::size_t... I>
+at::Tensor Apply(Module& m, const std::vector<at::Tensor>& x, std::index_sequence<I...>) {
+  return dynamic_cast<Impl&>(m).forward(x[I]...);
+}
+
+// A loss kind whose libtorch module is Impl with options made by `make`, computing its loss of
+// `Inputs` tensors.
+template <typename Impl, std::size_t Inputs = 2, typename MakeOptions>
+ModuleKind LossKind(std::string name, std::vector<OptionSpec> specs, MakeOptions make) {
   specs.push_back(Reduce());
   return ModuleKind{
       name, std::move(specs),
       [make, name](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<Impl>(make(name, o)); },
-      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<Impl&>(m).forward(x[0], x[1]); },
-      2, nullptr, nullptr};
+      [](Module& m, const std::vector<at::Tensor>& x) {
+        return Apply<Impl>(m, x, std::make_index_sequence<Inputs>());
+      },
+      Inputs, nullptr, nullptr};
 }
 
 template <typename Options>
@@ -51,7 +65,7 @@ Options Reduced(const std::string& name, const OptionSet& o) {
 
 std::vector<ModuleKind> Kinds() {
   std::vector<ModuleKind> kinds;
-  kinds.push_back(TwoInput<torch::nn::CrossEntropyLossImpl>(
+  kinds.push_back(LossKind<torch::nn::CrossEntropyLossImpl>(
       "ce",
       {{"weight", OptionType::kDoublesOrNull, {}},
        {"ignore", OptionType::kLong, std::int64_t{-100}},
@@ -62,23 +76,79 @@ std::vector<ModuleKind> Kinds() {
             .ignore_index(o.Long("ignore"))
             .label_smoothing(o.Double("smoothing"));
       }));
-  kinds.push_back(TwoInput<torch::nn::NLLLossImpl>(
+  kinds.push_back(LossKind<torch::nn::NLLLossImpl>(
       "nll", {{"weight", OptionType::kDoublesOrNull, {}}, {"ignore", OptionType::kLong, std::int64_t{-100}}},
       [](const std::string& name, const OptionSet& o) {
         return Reduced<torch::nn::NLLLossOptions>(name, o).weight(WeightOf(o)).ignore_index(o.Long("ignore"));
       }));
-  kinds.push_back(TwoInput<torch::nn::MSELossImpl>("mse", {}, Reduced<torch::nn::MSELossOptions>));
-  kinds.push_back(TwoInput<torch::nn::L1LossImpl>("l1", {}, Reduced<torch::nn::L1LossOptions>));
-  kinds.push_back(TwoInput<torch::nn::BCELossImpl>("bce", {}, Reduced<torch::nn::BCELossOptions>));
-  kinds.push_back(TwoInput<torch::nn::KLDivLossImpl>("kl", {}, Reduced<torch::nn::KLDivLossOptions>));
-  kinds.push_back(TwoInput<torch::nn::SoftMarginLossImpl>("softmargin", {}, Reduced<torch::nn::SoftMarginLossOptions>));
-  kinds.push_back(TwoInput<torch::nn::SmoothL1LossImpl>(
+  kinds.push_back(LossKind<torch::nn::MSELossImpl>("mse", {}, Reduced<torch::nn::MSELossOptions>));
+  kinds.push_back(LossKind<torch::nn::L1LossImpl>("l1", {}, Reduced<torch::nn::L1LossOptions>));
+  kinds.push_back(LossKind<torch::nn::BCELossImpl>("bce", {}, Reduced<torch::nn::BCELossOptions>));
+  kinds.push_back(LossKind<torch::nn::KLDivLossImpl>("kl", {}, Reduced<torch::nn::KLDivLossOptions>));
+  kinds.push_back(LossKind<torch::nn::SoftMarginLossImpl>("softmargin", {}, Reduced<torch::nn::SoftMarginLossOptions>));
+  kinds.push_back(LossKind<torch::nn::SmoothL1LossImpl>(
       "smoothl1", {{"beta", OptionType::kDouble, 1.0}}, [](const std::string& name, const OptionSet& o) {
         return Reduced<torch::nn::SmoothL1LossOptions>(name, o).beta(o.Double("beta"));
       }));
-  kinds.push_back(TwoInput<torch::nn::HuberLossImpl>(
+  kinds.push_back(LossKind<torch::nn::HuberLossImpl>(
       "huber", {{"delta", OptionType::kDouble, 1.0}}, [](const std::string& name, const OptionSet& o) {
         return Reduced<torch::nn::HuberLossOptions>(name, o).delta(o.Double("delta"));
+      }));
+  // ktorch's `weight` of bcelogits is libtorch's pos_weight (a weight per class).
+  kinds.push_back(LossKind<torch::nn::BCEWithLogitsLossImpl>(
+      "bcelogits", {{"weight", OptionType::kDoublesOrNull, {}}}, [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::BCEWithLogitsLossOptions>(name, o).pos_weight(WeightOf(o));
+      }));
+  kinds.push_back(
+      LossKind<torch::nn::MultiLabelMarginLossImpl>("multilabel", {}, Reduced<torch::nn::MultiLabelMarginLossOptions>));
+  kinds.push_back(LossKind<torch::nn::MultiLabelSoftMarginLossImpl>(
+      "multisoft", {{"weight", OptionType::kDoublesOrNull, {}}}, [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::MultiLabelSoftMarginLossOptions>(name, o).weight(WeightOf(o));
+      }));
+  kinds.push_back(LossKind<torch::nn::MultiMarginLossImpl>(
+      "multimargin",
+      {{"p", OptionType::kLong, std::int64_t{1}},
+       {"margin", OptionType::kDouble, 1.0},
+       {"weight", OptionType::kDoublesOrNull, {}}},
+      [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::MultiMarginLossOptions>(name, o)
+            .p(o.Long("p"))
+            .margin(o.Double("margin"))
+            .weight(WeightOf(o));
+      }));
+  kinds.push_back(LossKind<torch::nn::PoissonNLLLossImpl>(
+      "poissonloss",
+      {{"log", OptionType::kBool, true}, {"full", OptionType::kBool, false}, {"eps", OptionType::kDouble, 1e-8}},
+      [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::PoissonNLLLossOptions>(name, o)
+            .log_input(o.Bool("log"))
+            .full(o.Bool("full"))
+            .eps(o.Double("eps"));
+      }));
+  kinds.push_back(LossKind<torch::nn::HingeEmbeddingLossImpl>(
+      "hinge", {{"margin", OptionType::kDouble, 1.0}}, [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::HingeEmbeddingLossOptions>(name, o).margin(o.Double("margin"));
+      }));
+  kinds.push_back(LossKind<torch::nn::CosineEmbeddingLossImpl, 3>(
+      "cosineloss", {{"margin", OptionType::kDouble, 0.0}}, [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::CosineEmbeddingLossOptions>(name, o).margin(o.Double("margin"));
+      }));
+  kinds.push_back(LossKind<torch::nn::MarginRankingLossImpl, 3>(
+      "margin", {{"margin", OptionType::kDouble, 0.0}}, [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::MarginRankingLossOptions>(name, o).margin(o.Double("margin"));
+      }));
+  kinds.push_back(LossKind<torch::nn::TripletMarginLossImpl, 3>(
+      "triplet",
+      {{"margin", OptionType::kDouble, 1.0},
+       {"p", OptionType::kDouble, 2.0},
+       {"eps", OptionType::kDouble, 1e-6},
+       {"swap", OptionType::kBool, false}},
+      [](const std::string& name, const OptionSet& o) {
+        return Reduced<torch::nn::TripletMarginLossOptions>(name, o)
+            .margin(o.Double("margin"))
+            .p(o.Double("p"))
+            .eps(o.Double("eps"))
+            .swap(o.Bool("swap"));
       }));
   return kinds;
 }

@@ -1,12 +1,10 @@
-// The table of module kinds. Each entry restates ktorch's option names, order and defaults
-// (../shared/reference/ktorch-api.md §2.1) and maps them onto libtorch's options. libtorch
-// modules derive virtually from torch::nn::Module, so the concrete class is reached with
-// dynamic_cast (the kind in the definition tree guarantees it succeeds).
-#include <torch/nn/modules/activation.h>
+// The table of module kinds: the containers and core layers defined here, joined with the
+// families of module_families.h. Each entry restates ktorch's option names, order and defaults
+// (../shared/reference/ktorch-api.md §2.1) and maps them onto libtorch's options.
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
+#include "api/nn/module_families.h"
 #include "api/nn/module_kind.h"
 #include "runtime/errors.h"
 
@@ -14,18 +12,6 @@ namespace kscope::nn {
 namespace {
 
 using torch::nn::Module;
-
-// A leaf kind whose libtorch class is Impl, built from `options(o)`, with a one-tensor forward.
-template <typename Impl, typename MakeImpl>
-ModuleKind Leaf(std::string name, std::vector<OptionSpec> specs, MakeImpl make) {
-  return ModuleKind{
-      std::move(name), std::move(specs),
-      [make](const OptionSet& o) -> std::shared_ptr<Module> { return make(o); },
-      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<Impl&>(m).forward(x[0]); },
-      1,
-      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
-      nullptr};
-}
 
 ModuleKind Sequential() {
   using Impl = torch::nn::SequentialImpl;
@@ -48,51 +34,19 @@ ModuleKind Sequential() {
 std::vector<ModuleKind> Kinds() {
   std::vector<ModuleKind> kinds;
   kinds.push_back(Sequential());
-  kinds.push_back(Leaf<torch::nn::IdentityImpl>("identity", {}, [](const OptionSet&) {
-    return std::make_shared<torch::nn::IdentityImpl>();
-  }));
+  kinds.push_back(Plain<torch::nn::IdentityImpl>("identity"));
   kinds.push_back(Leaf<torch::nn::LinearImpl>(
       "linear",
-      {{"in", OptionType::kLong, {}, true}, {"out", OptionType::kLong, {}, true}, {"bias", OptionType::kBool, true}},
-      [](const OptionSet& o) {
-        return std::make_shared<torch::nn::LinearImpl>(
-            torch::nn::LinearOptions(o.Long("in"), o.Long("out")).bias(o.Bool("bias")));
-      }));
-  kinds.push_back(Leaf<torch::nn::ReLUImpl>("relu", {{"inplace", OptionType::kBool, false}}, [](const OptionSet& o) {
-    return std::make_shared<torch::nn::ReLUImpl>(torch::nn::ReLUOptions(o.Bool("inplace")));
-  }));
-  kinds.push_back(Leaf<torch::nn::LeakyReLUImpl>(
-      "leakyrelu", {{"slope", OptionType::kDouble, 0.01}, {"inplace", OptionType::kBool, false}},
-      [](const OptionSet& o) {
-        return std::make_shared<torch::nn::LeakyReLUImpl>(
-            torch::nn::LeakyReLUOptions().negative_slope(o.Double("slope")).inplace(o.Bool("inplace")));
-      }));
-  kinds.push_back(Leaf<torch::nn::SigmoidImpl>("sigmoid", {}, [](const OptionSet&) {
-    return std::make_shared<torch::nn::SigmoidImpl>();
-  }));
-  kinds.push_back(Leaf<torch::nn::TanhImpl>("tanh", {}, [](const OptionSet&) {
-    return std::make_shared<torch::nn::TanhImpl>();
-  }));
-  kinds.push_back(Leaf<torch::nn::GELUImpl>("gelu", {}, [](const OptionSet&) {
-    return std::make_shared<torch::nn::GELUImpl>();
-  }));
-  kinds.push_back(Leaf<torch::nn::DropoutImpl>(
-      "drop", {{"p", OptionType::kDouble, 0.5}, {"inplace", OptionType::kBool, false}}, [](const OptionSet& o) {
-        return std::make_shared<torch::nn::DropoutImpl>(
-            torch::nn::DropoutOptions(o.Double("p")).inplace(o.Bool("inplace")));
-      }));
+      {Required("in", OptionType::kLong), Required("out", OptionType::kLong), {"bias", OptionType::kBool, true}},
+      [](const OptionSet& o) { return torch::nn::LinearOptions(o.Long("in"), o.Long("out")).bias(o.Bool("bias")); }));
   kinds.push_back(Leaf<torch::nn::FlattenImpl>(
       "flatten", {{"start", OptionType::kLong, std::int64_t{1}}, {"end", OptionType::kLong, std::int64_t{-1}}},
       [](const OptionSet& o) {
-        return std::make_shared<torch::nn::FlattenImpl>(
-            torch::nn::FlattenOptions().start_dim(o.Long("start")).end_dim(o.Long("end")));
+        return torch::nn::FlattenOptions().start_dim(o.Long("start")).end_dim(o.Long("end"));
       }));
-  kinds.push_back(Leaf<torch::nn::SoftmaxImpl>("softmax", {{"dim", OptionType::kLong, {}, true}}, [](const OptionSet& o) {
-    return std::make_shared<torch::nn::SoftmaxImpl>(torch::nn::SoftmaxOptions(o.Long("dim")));
-  }));
-  kinds.push_back(Leaf<torch::nn::LogSoftmaxImpl>("logsoftmax", {{"dim", OptionType::kLong, {}, true}}, [](const OptionSet& o) {
-    return std::make_shared<torch::nn::LogSoftmaxImpl>(torch::nn::LogSoftmaxOptions(o.Long("dim")));
-  }));
+  for (auto family : {ActivationKinds, DropoutKinds, ConvKinds, PoolKinds, NormKinds, EmbedKinds}) {
+    for (ModuleKind& k : family()) kinds.push_back(std::move(k));
+  }
   return kinds;
 }
 

@@ -1,6 +1,7 @@
 // OptimizerKind — one entry of the table of optimizer kinds: its ktorch name, its options
 // (ktorch's names, order and defaults), how to build the libtorch optimizer over a list of
-// parameters from them, and which state tensors it keeps for one parameter.
+// parameters from them, which state tensors it keeps for one parameter, and, for a kind whose
+// step needs a closure (lbfgs), why a plain step is refused.
 //
 // Internal to api/ (it includes libtorch's optim headers). The table is built once and never
 // changes, so lookups are thread-safe. make() lets libtorch's own checks (e.g. "Invalid
@@ -30,6 +31,9 @@ struct OptimizerKind {
   std::vector<OptionSpec> options;
   Make make;
   State state;
+  // ktorch's error for a plain step of a kind that needs a model, loss and inputs to re-evaluate
+  // (lbfgs); null where a plain step works.
+  const char* step_refusal = nullptr;
 };
 
 // The kind named `name` among optimizers (nullptr if none).

@@ -40,7 +40,8 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
       if (!std::holds_alternative<double>(value) && !(null && type == OptionType::kDoubleOrNull)) return false;
       break;
     case OptionType::kSymbol:
-      if (!std::holds_alternative<std::string>(value)) return false;
+    case OptionType::kSymbolOrNull:
+      if (!std::holds_alternative<std::string>(value) && !(null && type == OptionType::kSymbolOrNull)) return false;
       break;
     case OptionType::kDoublesOrNull:
       if (const auto* longs = std::get_if<std::vector<std::int64_t>>(&value)) {
@@ -50,11 +51,17 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
       if (!null && !std::holds_alternative<std::vector<double>>(value)) return false;
       break;
     case OptionType::kLongs:
+    case OptionType::kLongsOrNull:
+    case OptionType::kLongsOrSymbol:
       if (j != nullptr) {
         *out = std::vector<std::int64_t>{*j};
         return true;
       }
-      if (!std::holds_alternative<std::vector<std::int64_t>>(value)) return false;
+      if (!std::holds_alternative<std::vector<std::int64_t>>(value) &&
+          !(null && type == OptionType::kLongsOrNull) &&
+          !(std::holds_alternative<std::string>(value) && type == OptionType::kLongsOrSymbol)) {
+        return false;
+      }
       break;
   }
   *out = value;
@@ -79,6 +86,9 @@ const char* TypeName(OptionType type) {
     case OptionType::kLongOrNull: return "long or null";
     case OptionType::kDoubleOrNull: return "double or null";
     case OptionType::kDoublesOrNull: return "double list or null";
+    case OptionType::kLongsOrNull: return "long(s) or null";
+    case OptionType::kLongsOrSymbol: return "long(s) or symbol";
+    case OptionType::kSymbolOrNull: return "symbol or null";
   }
   return "value";
 }
@@ -107,7 +117,7 @@ OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec>
   for (std::size_t i = 0; i < specs.size(); ++i) {
     if (given[i]) continue;
     if (specs[i].required) Fail("%s: option `%s required", kind, specs[i].name);
-    values[i] = specs[i].fallback;
+    Convert(specs[i].type, specs[i].fallback, &values[i]);  // e.g. a long default of a long list
   }
   return OptionSet(kind, specs, std::move(values));
 }

@@ -33,6 +33,9 @@ enum class OptionType {
   kLongOrNull,
   kDoubleOrNull,
   kDoublesOrNull,  // a list of doubles (longs are widened), or null
+  kSymbolOrNull,
+  kLongsOrNull,    // as kLongs, or null
+  kLongsOrSymbol,  // as kLongs, or a symbol (e.g. a convolution's pad: `same, `valid)
 };
 
 struct OptionSpec {
@@ -50,6 +53,10 @@ class OptionSet {
   static OptionSet Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
                          const std::vector<OptionValue>& positional, const NamedValues& named);
 
+  // The kind the options belong to, for messages.
+  const std::string& kind() const { return kind_; }
+  // The value of option `name`, whatever its type.
+  const OptionValue& At(const char* name) const;
   bool IsNull(const char* name) const;
   bool Bool(const char* name) const;
   std::int64_t Long(const char* name) const;
@@ -64,7 +71,6 @@ class OptionSet {
  private:
   OptionSet(std::string kind, absl::Span<const OptionSpec> specs, std::vector<OptionValue> values)
       : kind_(std::move(kind)), specs_(specs), values_(std::move(values)) {}
-  const OptionValue& At(const char* name) const;
 
   std::string kind_;
   absl::Span<const OptionSpec> specs_;

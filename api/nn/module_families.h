@@ -1,0 +1,101 @@
+// The families of module kinds (one table per file, api/nn/module_kinds_*.cc) and the helpers
+// their tables share: building a leaf kind from a libtorch class and its options, required
+// options, long-or-long-list options as libtorch's ExpandingArray, and the checks that make an
+// option value libtorch would only reject at forward fail when the module is made.
+//
+// Internal to api/nn. Every check throws kscope::Error naming the kind ("conv2d: option `stride
+// must be at least 1, given 0").
+#ifndef KSCOPE_API_NN_MODULE_FAMILIES_H_
+#define KSCOPE_API_NN_MODULE_FAMILIES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <c10/util/Optional.h>
+#include <torch/expanding_array.h>
+
+#include "absl/strings/str_format.h"
+#include "api/nn/module_kind.h"
+#include "api/nn/options.h"
+#include "runtime/errors.h"
+
+namespace kscope::nn {
+
+// The families: each returns its kinds, module_kinds.cc joins them into one table.
+std::vector<ModuleKind> ActivationKinds();  // relu .. mish, softmax softmin logsoftmax
+std::vector<ModuleKind> DropoutKinds();     // drop drop2d drop3d adrop fadrop
+std::vector<ModuleKind> ConvKinds();        // conv1d conv2d conv3d
+std::vector<ModuleKind> PoolKinds();        // maxpool, avgpool, adaptavg, adaptmax (1d 2d 3d)
+std::vector<ModuleKind> NormKinds();        // batchnorm, instancenorm (1d 2d 3d), groupnorm layernorm
+std::vector<ModuleKind> EmbedKinds();       // embed
+
+// A leaf kind whose libtorch class is Impl, made by `make`, with a one-tensor forward; libtorch
+// modules derive virtually from torch::nn::Module, so Impl is reached with dynamic_cast (the
+// kind in the definition tree guarantees it succeeds).
+template <typename Impl>
+ModuleKind LeafKind(std::string name, std::vector<OptionSpec> specs, ModuleKind::Make make) {
+  using torch::nn::Module;
+  return ModuleKind{
+      std::move(name), std::move(specs), std::move(make),
+      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<Impl&>(m).forward(x[0]); },
+      1,
+      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
+      nullptr};
+}
+
+// A leaf kind built as Impl(options(o)): `options` maps the parsed options onto libtorch's.
+template <typename Impl, typename MakeOptions>
+ModuleKind Leaf(std::string name, std::vector<OptionSpec> specs, MakeOptions options) {
+  return LeafKind<Impl>(std::move(name), std::move(specs),
+                        [options](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
+                          return std::make_shared<Impl>(options(o));
+                        });
+}
+
+// A leaf kind without options.
+template <typename Impl>
+ModuleKind Plain(std::string name) {
+  return LeafKind<Impl>(std::move(name), {}, [](const OptionSet&) -> std::shared_ptr<torch::nn::Module> {
+    return std::make_shared<Impl>();
+  });
+}
+
+// An option that must be given.
+inline OptionSpec Required(const char* name, OptionType type) { return {name, type, {}, true}; }
+// ktorch's `inplace` flag, off by default.
+inline OptionSpec Inplace() { return {"inplace", OptionType::kBool, false}; }
+
+// Fails naming the kind unless `ok`: "<kind>: <message>".
+template <typename... Args>
+void Check(bool ok, const OptionSet& o, const absl::FormatSpec<Args...>& message, const Args&... args) {
+  if (!ok) Fail("%s: %s", o.kind(), absl::StrFormat(message, args...));
+}
+
+// Fails naming the kind unless every number in option `name` (a long, a long list or a double;
+// null passes) is at least `least`.
+void AtLeast(const OptionSet& o, const char* name, double least);
+
+// The long list of option `name`, checked to hold 1 or `size` values.
+const std::vector<std::int64_t>& Sized(const OptionSet& o, const char* name, std::size_t size);
+
+// Option `name` (a long or D longs) as libtorch's D-dimensional ExpandingArray.
+template <std::size_t D>
+torch::ExpandingArray<D> Expand(const OptionSet& o, const char* name) {
+  const std::vector<std::int64_t>& v = Sized(o, name, D);
+  return v.size() == 1 ? torch::ExpandingArray<D>(v[0]) : torch::ExpandingArray<D>(v);
+}
+
+// Option `name` (T or null) as an optional.
+template <typename T>
+c10::optional<T> Optional(const OptionSet& o, const char* name) {
+  if (o.IsNull(name)) return c10::nullopt;
+  return std::get<T>(o.At(name));
+}
+
+}  // namespace kscope::nn
+
+#endif  // KSCOPE_API_NN_MODULE_FAMILIES_H_
