@@ -174,7 +174,8 @@ void to(Handle h, const Options& target) {
   } else if (TensorDict* d = o.dict()) {
     for (auto& item : *d) item.value() = convert(item.value());
   } else {
-    Fail("to: not implemented for %s (modules arrive with the module issue)", ClassName(o.object_class()));
+    o.composite_ptr()->MoveTo(target.device, target.dtype);  // in place: every handle sees it
+    return;
   }
   HandleTable::Global().Replace(h, std::move(o));
 }

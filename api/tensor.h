@@ -73,8 +73,9 @@ template <typename T>
 std::vector<T> values(Handle h);
 
 // Moves/converts the tensor, vector or dictionary in place: the handle keeps its id and now
-// holds the converted object (other handles to the old object are unaffected). Only a device
-// and a dtype may be given ("to: expects a device and/or a dtype; ..." for `grad`).
+// holds the converted object (other handles to the old object are unaffected). A module or
+// loss is moved itself, so every handle sharing it sees the move (optimizers refuse). Only a
+// device and a dtype may be given ("to: expects a device and/or a dtype; ..." for `grad`).
 void to(Handle h, const Options& target);
 
 // Seeds libtorch's random generators (CPU, and CUDA when present).

@@ -11,6 +11,7 @@
 #define KSCOPE_RUNTIME_COMPOSITE_OBJECT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ class CompositeObject {
   virtual std::string str() const = 0;
   // A new wrapper sharing the same libtorch object (what addref stores in its new handle).
   virtual std::shared_ptr<CompositeObject> share() const = 0;
+  // Moves/converts the object's tensors in place (ktorch's `to`); a kind that cannot be moved
+  // throws kscope::Error naming `to`.
+  virtual void MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) = 0;
 };
 
 }  // namespace kscope

@@ -128,3 +128,25 @@ TEST_F(ModuleTest, TrainingFlagAndAHandleInHandleOut) {
 
 }  // namespace
 }  // namespace kscope
+
+namespace kscope {
+namespace {
+
+using ModuleToTest = testing::LeakCheckTest;
+
+TEST_F(ModuleToTest, ToConvertsAModuleInPlaceForEveryHandle) {
+  // q)to(q;`double): the module itself moves, so a second handle to it sees the change.
+  auto scope = Scope::Open();
+  Handle q = module(ModuleDefinition{"linear", "", {std::int64_t{3}, std::int64_t{2}}, {}, {}});
+  Handle same = addref(q);
+  to(q, Options::Parse("to", {"double"}));
+  EXPECT_EQ(dtype(parm(same, "weight")).single(), "double");
+  const Result y = forward(same, at::ones({1, 3}, at::kDouble));
+  EXPECT_EQ(y.tensor().scalar_type(), at::kDouble);
+  Handle o = opt("sgd", q);
+  EXPECT_EQ(testing::ErrorOf([&] { to(o, Options::Parse("to", {"float"})); }),
+            "to: not implemented for optimizers, move the module they optimize");
+}
+
+}  // namespace
+}  // namespace kscope

@@ -74,6 +74,15 @@ TEST_F(ModuleSeedTest, SingleModuleQueryAndOptions) {
   Call("free", q);
 }
 
+TEST_F(ModuleSeedTest, ToMovesAModule) {
+  // q)to(q;`cuda) in seeds 000/001; the same path with a dtype, which any machine has.
+  KRef q = Call("module", "enlist(`linear;3;2)");
+  Call("to", List({q.share(), kq::Sym("double")}));
+  KRef w = Call("parm", List({q.share(), kq::Sym("weight")}));
+  EXPECT_EQ(S1(Call("dtype", w)), "`double");
+  Call("free", List({q.share(), w.share()}));
+}
+
 TEST_F(ModuleSeedTest, LossQuerySeed002) {
   // loss m -> module| `ce   options| `weight`ignore`smoothing`reduce!(::;-100;0f;`mean)
   KRef l = Call("loss", "`ce");

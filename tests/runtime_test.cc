@@ -28,6 +28,7 @@ class FakeModule : public CompositeObject {
   const void* address() const override { return parameters_.get(); }
   long use_count() const override { return parameters_.use_count(); }
   std::string str() const override { return "FakeModule()"; }
+  void MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) override {}
   std::shared_ptr<CompositeObject> share() const override {
     return std::make_shared<FakeModule>(parameters_);
   }

@@ -23,6 +23,16 @@ std::string ModuleObject::str() const {
   return out.str();
 }
 
+void ModuleObject::MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) {
+  if (device && dtype) {
+    module_->to(*device, *dtype);
+  } else if (device) {
+    module_->to(*device);
+  } else if (dtype) {
+    module_->to(*dtype);
+  }
+}
+
 std::shared_ptr<CompositeObject> ModuleObject::share() const {
   return std::make_shared<ModuleObject>(object_class_, spec_, module_);
 }

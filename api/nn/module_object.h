@@ -42,6 +42,7 @@ class ModuleObject : public CompositeObject {
   long use_count() const override { return module_.use_count(); }
   std::string str() const override;
   std::shared_ptr<CompositeObject> share() const override;
+  void MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) override;
 
   const ModuleSpec& spec() const { return *spec_; }
   const std::shared_ptr<ModuleSpec>& spec_ptr() const { return spec_; }

@@ -8,6 +8,8 @@
 #include <c10/util/C++17.h>
 #include <c10/util/Type.h>
 
+#include "runtime/errors.h"
+
 namespace kscope::nn {
 namespace {
 
@@ -70,6 +72,10 @@ std::string OptimizerObject::str() const {
   }
   out << ')';
   return out.str();
+}
+
+void OptimizerObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) {
+  Fail("to: not implemented for optimizers, move the module they optimize");
 }
 
 std::shared_ptr<CompositeObject> OptimizerObject::share() const {

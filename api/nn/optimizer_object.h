@@ -47,6 +47,8 @@ class OptimizerObject : public CompositeObject {
   // libtorch's class and ktorch's options: "torch::optim::SGD(lr=0.01, momentum=0, ...)".
   std::string str() const override;
   std::shared_ptr<CompositeObject> share() const override;
+  // Optimizers follow their module: moving one directly is an error, as in ktorch.
+  void MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) override;
 
   const OptimizerSpec& spec() const { return *spec_; }
   torch::optim::Optimizer& optimizer() const { return *optimizer_; }
