@@ -110,6 +110,16 @@ Handle child(Handle q, const std::string& name) {
   Fail("child: no child module `%s in %s module", name, m->spec().kind->name);
 }
 
+std::vector<std::pair<std::string, Handle>> children(Handle q) {
+  auto m = nn::ModuleOf("children", q, ObjectClass::kModule);
+  const auto modules = m->module().named_children();  // a new dictionary: keep it while reading
+  std::vector<std::pair<std::string, Handle>> out;
+  for (const auto& spec : m->spec().children) {
+    if (const auto* found = modules.find(spec->name)) out.emplace_back(spec->name, OwnModule("children", spec, *found));
+  }
+  return out;
+}
+
 bool training(Handle q) { return nn::ModuleOf("training", q, ObjectClass::kModule)->module().is_training(); }
 
 void training(Handle q, bool flag) { nn::ModuleOf("training", q, ObjectClass::kModule)->module().train(flag); }

@@ -58,6 +58,8 @@ Handle parms(Handle q);
 // Names of q's direct children, and one of them as a new module handle sharing it.
 std::vector<std::string> childnames(Handle q);
 Handle child(Handle q, const std::string& name);
+// ktorch's `children q`: every direct child as a new module handle, by name, in order.
+std::vector<std::pair<std::string, Handle>> children(Handle q);
 // Training flag (dropout, batchnorm behave differently in training).
 bool training(Handle q);
 void training(Handle q, bool flag);

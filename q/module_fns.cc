@@ -93,6 +93,20 @@ K Child(K x) {
   });
 }
 
+// children q -> a dictionary name -> new module pointers
+K Children(K x) {
+  return Guard([&] {
+    const std::vector<std::pair<std::string, Handle>> found = children(Args("children", x).PointerAt(0));
+    std::vector<std::string> names;
+    K pointers = kabi::ktn(kabi::kMixed, static_cast<long long>(found.size()));
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      names.push_back(found[i].first);
+      kabi::Items(pointers)[i] = Pointer(found[i].second);
+    }
+    return kabi::xD(Symbols(names), pointers);
+  });
+}
+
 K Training(K x) {
   return Guard([&] {
     const Args a("training", x);
@@ -169,7 +183,7 @@ K bcelogit1_(K x) { return LossFunction("bcelogits", x); }
 std::vector<Export> ModuleExports() {
   return {Unary("module", Module),       Unary("seq", Seq),           Unary("forward", Forward),
           Unary("parmnames", Parmnames), Unary("parm", Parm),         Unary("parms", Parms),
-          Unary("childnames", Childnames), Unary("child", Child),     Unary("training", Training),
+          Unary("childnames", Childnames), Unary("child", Child),       Unary("children", Children),     Unary("training", Training),
           Unary("loss", Loss),           Unary("ce", ce_),            Unary("nll", nll_),
           Unary("mse", mse_),            Unary("l1", l1_),            Unary("bce", bce_),
           Unary("kl", kl_),              Unary("softmargin", softmargin_), Unary("smoothl1", smoothl1_),

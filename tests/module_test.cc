@@ -94,6 +94,11 @@ TEST_F(ModuleTest, SequentialTreeSeed000) {
   const at::Tensor expected = at::relu(x.matmul(tensor(parm(q, "0.weight")).t()) + tensor(parm(q, "0.bias")));
   EXPECT_TRUE(at::allclose(forward(q, x).tensor(), expected));
   // A child handle shares the child module; the sequential's extension adds to both.
+  std::vector<std::pair<std::string, Handle>> all = children(q);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1].first, "1");
+  EXPECT_EQ(describe(all[1].second)[0].kind, "relu");
+  for (const auto& [name, h] : all) kscope::free(h);
   Handle lin = child(q, "0");
   EXPECT_EQ(describe(lin)[0].kind, "linear");
   EXPECT_EQ(ref(lin).single(), 3);  // the sequential's child registry, its AnyModule, this handle

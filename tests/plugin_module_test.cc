@@ -37,6 +37,11 @@ TEST_F(ModuleSeedTest, SeqTreeAndNamedChildrenSeed004) {
   KRef q = Call("module", tree);
   EXPECT_EQ(S1(Call("parmnames", q)), "`a.weight`a.bias");
   EXPECT_EQ(S1(Call("childnames", q)), "`a`b");
+  // q)free c:children q  -- a dictionary whose values are all pointers frees at once
+  KRef c = Call("children", q);
+  EXPECT_EQ(S1(Call("class", KRef(kabi::r1(kabi::Items(kabi::DictValues(c.get()))[0])))), "`module");
+  EXPECT_EQ(S1(Call("ref", KRef(kabi::r1(kabi::Items(kabi::DictValues(c.get()))[0])))), "3");
+  Call("free", c);
   KRef b = Call("parm", List({q.share(), kq::Sym("a.bias")}));
   EXPECT_EQ(S1(Call("size", b)), ",10");
   EXPECT_EQ(Error("parm", List({q.share(), kq::Sym("c.bias")})), "parm: no parameter `c.bias in sequential module");
