@@ -183,7 +183,8 @@ K bcelogit1_(K x) { return LossFunction("bcelogits", x); }
 std::vector<Export> ModuleExports() {
   return {Unary("module", Module),       Unary("seq", Seq),           Unary("forward", Forward),
           Unary("parmnames", Parmnames), Unary("parm", Parm),         Unary("parms", Parms),
-          Unary("childnames", Childnames), Unary("child", Child),       Unary("children", Children),     Unary("training", Training),
+          Unary("childnames", Childnames), Unary("child", Child),     Unary("children", Children),
+          Unary("training", Training),
           Unary("loss", Loss),           Unary("ce", ce_),            Unary("nll", nll_),
           Unary("mse", mse_),            Unary("l1", l1_),            Unary("bce", bce_),
           Unary("kl", kl_),              Unary("softmargin", softmargin_), Unary("smoothl1", smoothl1_),
