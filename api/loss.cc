@@ -34,7 +34,7 @@ Result Compute(const char* fn, const nn::ModuleObject& l, absl::Span<const Opera
       break;
     }
   }
-  return Emit(fn, kind.forward(l.module(), inputs), in.any_handle);
+  return Emit(fn, nn::SingleOutput(fn, kind.forward(l.module(), inputs)), in.any_handle);
 }
 
 }  // namespace

@@ -1,6 +1,12 @@
 #include "api/module.h"
 
+#include <algorithm>
+
+#include <c10/core/GradMode.h>
 #include <torch/nn/module.h>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_format.h"
 
 #include "api/nn/module_kind.h"
 #include "api/nn/module_object.h"
@@ -69,11 +75,41 @@ std::vector<ModuleRow> describe(Handle q, bool all_options) {
   return rows;
 }
 
-Result forward(Handle q, const Operand& x) {
-  auto m = nn::ModuleOf("forward", q, ObjectClass::kModule);
-  Resolved in = Resolve("forward", {&x});
-  std::vector<at::Tensor> inputs(in.tensors.begin(), in.tensors.end());
-  return Emit("forward", m->spec().kind->forward(m->module(), inputs), in.any_handle);
+Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode, const std::string& child) {
+  static constexpr const char* kNames[] = {"forward", "nforward", "eforward", "evaluate"};
+  const char* fn = kNames[static_cast<int>(mode)];
+  auto m = nn::ModuleOf(fn, q, ObjectClass::kModule);
+  const ModuleSpec* spec = &m->spec();
+  std::shared_ptr<torch::nn::Module> module = m->module_ptr();
+  if (!child.empty()) {
+    const auto named = module->named_children();  // a new dictionary: keep it while reading
+    const auto* found = named.find(child);
+    auto it = std::find_if(spec->children.begin(), spec->children.end(), [&](const auto& c) { return c->name == child; });
+    if (found == nullptr || it == spec->children.end()) Fail("%s: no child module `%s in %s module", fn, child, spec->kind->name);
+    spec = it->get();
+    module = *found;
+  }
+  const nn::ModuleKind& kind = *spec->kind;
+  if (operands.size() < kind.inputs || operands.size() > kind.max_inputs) {
+    const std::string expected = kind.inputs == kind.max_inputs
+                                     ? absl::StrFormat("%d input%s", kind.inputs, kind.inputs == 1 ? "" : "s")
+                                     : absl::StrFormat("%d to %d inputs", kind.inputs, kind.max_inputs);
+    Fail("%s: `%s expects %s, given %d", fn, kind.name, expected, operands.size());
+  }
+  Resolved in = Resolve(fn, operands);
+  const std::vector<at::Tensor> inputs(in.tensors.begin(), in.tensors.end());
+  const bool as_handle = in.any_handle && mode != ForwardMode::kEvaluate;
+  nn::ModuleOutput out;
+  {
+    c10::AutoGradMode grad(mode == ForwardMode::kForward && c10::GradMode::is_enabled());
+    const bool was_training = module->is_training();
+    const bool eval = mode == ForwardMode::kEval || mode == ForwardMode::kEvaluate;
+    if (eval) module->eval();
+    absl::Cleanup restore = [&] { if (eval) module->train(was_training); };
+    out = kind.forward(*module, inputs);
+  }
+  if (auto* t = std::get_if<at::Tensor>(&out)) return Emit(fn, std::move(*t), as_handle);
+  return EmitVector(fn, std::move(std::get<std::vector<at::Tensor>>(out)), as_handle);
 }
 
 std::vector<std::string> parmnames(Handle q) {

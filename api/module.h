@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "api/nn/options.h"
 #include "api/operand.h"
 #include "runtime/handle.h"
@@ -46,9 +47,26 @@ struct ModuleRow {
 // q's definition, depth first: one row for a single module, one per module for a container.
 std::vector<ModuleRow> describe(Handle q, bool all_options = true);
 
-// Runs q's forward (in its current training mode and the thread's grad mode) on x, and for
-// kinds that take them, y and z; a tensor handle in -> a new handle out, data in -> data out.
-Result forward(Handle q, const Operand& x);
+// How a forward runs: ktorch's forward (the module's own training flag, gradients recorded),
+// nforward (no gradients), eforward and evaluate (evaluation mode for the call, no gradients;
+// evaluate always returns data).
+enum class ForwardMode { kForward, kNoGrad, kEval, kEvaluate };
+
+// Runs q's forward on `inputs` (as many as its kind takes: one for most layers, two for
+// bilinear or cat, one to three for attention). A handle among the inputs -> a new handle out
+// (a vector handle when the module returns several tensors), data in -> data out. `child`,
+// when not empty, names a direct child of q to run instead (ktorch's forward(q;`child;x)).
+// Errors: "forward: `linear expects 1 input, given 2"; libtorch's for shapes and types.
+Result forward(Handle q, absl::Span<const Operand> inputs, ForwardMode mode = ForwardMode::kForward,
+               const std::string& child = "");
+inline Result forward(Handle q, const Operand& x) { return forward(q, absl::MakeConstSpan(&x, 1)); }
+inline Result nforward(Handle q, const Operand& x) {
+  return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kNoGrad);
+}
+inline Result eforward(Handle q, const Operand& x) { return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEval); }
+inline Result evaluate(Handle q, const Operand& x) {
+  return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEvaluate);
+}
 
 // Parameter names (dotted, e.g. `0.weight`), a parameter as a new tensor handle sharing it, and
 // all parameters as a new dictionary handle.

@@ -22,7 +22,8 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
     K functions = kabi::ktn(kabi::kMixed, 0);
     for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
                               kscope::q::MathExports(), kscope::q::AutogradExports(),
-                              kscope::q::ScopeExports(), kscope::q::ModuleExports(), kscope::q::OptimizerExports()}) {
+                              kscope::q::ScopeExports(), kscope::q::ModuleExports(), kscope::q::LossExports(),
+                              kscope::q::OptimizerExports()}) {
       Append(&names, &functions, group);
     }
     return kabi::xD(names, functions);

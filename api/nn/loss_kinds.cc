@@ -38,12 +38,6 @@ at::Tensor WeightOf(const OptionSet& o) {
   return at::tensor(w, at::kFloat);
 }
 
-// Impl's forward on the inputs x[0], x[1], ... (the caller checked there are enough).
-template <typename Impl, std::size_t... I>
-at::Tensor Apply(Module& m, const std::vector<at::Tensor>& x, std::index_sequence<I...>) {
-  return dynamic_cast<Impl&>(m).forward(x[I]...);
-}
-
 // A loss kind whose libtorch module is Impl with options made by `make`, computing its loss of
 // `Inputs` tensors.
 template <typename Impl, std::size_t Inputs = 2, typename MakeOptions>
@@ -52,10 +46,10 @@ ModuleKind LossKind(std::string name, std::vector<OptionSpec> specs, MakeOptions
   return ModuleKind{
       name, std::move(specs),
       [make, name](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<Impl>(make(name, o)); },
-      [](Module& m, const std::vector<at::Tensor>& x) {
-        return Apply<Impl>(m, x, std::make_index_sequence<Inputs>());
+      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+        return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
       },
-      Inputs, nullptr, nullptr};
+      Inputs, Inputs, nullptr, nullptr};
 }
 
 template <typename Options>

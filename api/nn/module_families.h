@@ -33,24 +33,26 @@ std::vector<ModuleKind> PoolKinds();        // maxpool, avgpool, adaptavg, adapt
 std::vector<ModuleKind> NormKinds();        // batchnorm, instancenorm (1d 2d 3d), groupnorm layernorm
 std::vector<ModuleKind> EmbedKinds();       // embed
 
-// A leaf kind whose libtorch class is Impl, made by `make`, with a one-tensor forward; libtorch
-// modules derive virtually from torch::nn::Module, so Impl is reached with dynamic_cast (the
-// kind in the definition tree guarantees it succeeds).
-template <typename Impl>
+// A leaf kind whose libtorch class is Impl, made by `make`, whose forward takes `Inputs`
+// tensors; libtorch modules derive virtually from torch::nn::Module, so Impl is reached with
+// dynamic_cast (the kind in the definition tree guarantees it succeeds).
+template <typename Impl, std::size_t Inputs = 1>
 ModuleKind LeafKind(std::string name, std::vector<OptionSpec> specs, ModuleKind::Make make) {
   using torch::nn::Module;
   return ModuleKind{
       std::move(name), std::move(specs), std::move(make),
-      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<Impl&>(m).forward(x[0]); },
-      1,
+      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+        return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
+      },
+      Inputs, Inputs,
       [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
       nullptr};
 }
 
 // A leaf kind built as Impl(options(o)): `options` maps the parsed options onto libtorch's.
-template <typename Impl, typename MakeOptions>
+template <typename Impl, std::size_t Inputs = 1, typename MakeOptions>
 ModuleKind Leaf(std::string name, std::vector<OptionSpec> specs, MakeOptions options) {
-  return LeafKind<Impl>(std::move(name), std::move(specs),
+  return LeafKind<Impl, Inputs>(std::move(name), std::move(specs),
                         [options](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
                           return std::make_shared<Impl>(options(o));
                         });

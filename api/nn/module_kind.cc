@@ -1,5 +1,7 @@
 #include "api/nn/module_kind.h"
 
+#include "runtime/errors.h"
+
 namespace kscope::nn {
 
 KindTable::KindTable(std::vector<ModuleKind> kinds) : kinds_(std::move(kinds)) {
@@ -9,6 +11,12 @@ KindTable::KindTable(std::vector<ModuleKind> kinds) : kinds_(std::move(kinds)) {
 const ModuleKind* KindTable::Find(absl::string_view name) const {
   auto it = index_.find(name);
   return it == index_.end() ? nullptr : it->second;
+}
+
+const at::Tensor& SingleOutput(const char* fn, const ModuleOutput& out) {
+  if (const auto* t = std::get_if<at::Tensor>(&out)) return *t;
+  Fail("%s: expected a single tensor result, the forward returned %d tensors", fn,
+       std::get<std::vector<at::Tensor>>(out).size());
 }
 
 }  // namespace kscope::nn

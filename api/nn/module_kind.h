@@ -2,14 +2,18 @@
 // ktorch name, its options, how to build the libtorch module from them, and how to run it.
 //
 // Internal to api/ (it includes libtorch's nn headers). The table is built once and never
-// changes, so lookups are thread-safe. Containers (sequential) have children added with
-// add_child; leaf kinds can be wrapped as a child with any().
+// changes, so lookups are thread-safe. Containers have children added with add_child; leaf
+// kinds can be wrapped as a child of libtorch's sequential with any(). A forward takes between
+// `inputs` and `max_inputs` tensors (callers check the count) and returns one tensor, or
+// several (fork, recurrent layers with their hidden state, attention with its weights).
 #ifndef KSCOPE_API_NN_MODULE_KIND_H_
 #define KSCOPE_API_NN_MODULE_KIND_H_
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -21,10 +25,13 @@
 
 namespace kscope::nn {
 
+// What a forward returns: one tensor, or several.
+using ModuleOutput = std::variant<at::Tensor, std::vector<at::Tensor>>;
+
 struct ModuleKind {
   using Make = std::function<std::shared_ptr<torch::nn::Module>(const OptionSet&)>;
   using Wrap = std::function<torch::nn::AnyModule(const std::shared_ptr<torch::nn::Module>&)>;
-  using Forward = std::function<at::Tensor(torch::nn::Module&, const std::vector<at::Tensor>&)>;
+  using Forward = std::function<ModuleOutput(torch::nn::Module&, const std::vector<at::Tensor>&)>;
   // Adds child under `name` (or the container's default name when empty); returns the name.
   using AddChild = std::function<std::string(torch::nn::Module& parent, const std::string& name,
                                              const ModuleKind& kind,
@@ -34,10 +41,20 @@ struct ModuleKind {
   std::vector<OptionSpec> options;
   Make make;
   Forward forward;        // the module's forward (or a loss's computation) on its inputs
-  std::size_t inputs;     // how many tensors forward takes
+  std::size_t inputs;     // the fewest tensors forward takes
+  std::size_t max_inputs; // the most
   Wrap any;               // leaf kinds: the module as a type-erased child; null for containers
   AddChild add_child;     // containers only
 };
+
+// Impl's forward on the inputs x[0], x[1], ... (the caller checked there are enough).
+template <typename Impl, std::size_t... I>
+auto ApplyForward(torch::nn::Module& m, const std::vector<at::Tensor>& x, std::index_sequence<I...>) {
+  return dynamic_cast<Impl&>(m).forward(x[I]...);
+}
+
+// The one tensor a forward returned; kscope::Error naming `fn` if it returned several.
+const at::Tensor& SingleOutput(const char* fn, const ModuleOutput& out);
 
 // An immutable name -> kind index over a table built once.
 class KindTable {

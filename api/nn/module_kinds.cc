@@ -18,8 +18,8 @@ ModuleKind Sequential() {
   return ModuleKind{
       "sequential", {},
       [](const OptionSet&) -> std::shared_ptr<Module> { return std::make_shared<Impl>(); },
-      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<Impl&>(m).forward(x[0]); },
-      1, nullptr,
+      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput { return dynamic_cast<Impl&>(m).forward(x[0]); },
+      1, 1, nullptr,
       [](Module& parent, const std::string& name, const ModuleKind& kind, const std::shared_ptr<Module>& child) {
         if (!kind.any) {
           Fail("sequential: unable to add a %s, its forward method cannot be type-erased", kind.name);
