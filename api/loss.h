@@ -1,13 +1,17 @@
 // Losses: as objects (ktorch's `` loss`ce ``, options positional or by name, `reduce` last),
-// queried back as `module options`, and computed on outputs and targets; and as functions
-// (`ce(yhat;y)`, `mse(x;y)`, `triplet(anchor;pos;neg)`) that make a loss for one call.
+// queried back as `module options` and recreated from that, and computed on outputs and
+// targets; and as functions (`ce(yhat;y)`, `mse(x;y)`, `triplet(anchor;pos;neg)`) that make a
+// loss for one call.
 //
-// Most losses take two inputs (yhat, y); cosineloss and margin take (x1, x2, y) and triplet
-// (anchor, pos, neg). A loss object is held like a module (class loss). Computing follows
-// ktorch's convention: any handle in -> a new handle out, data in -> data out. Errors:
-// kscope::Error naming the function or kind ("loss: unrecognized loss `foo", "ce: option
-// `ignore expects long, ...", "loss: `triplet expects 3 inputs, given 2"); libtorch's
-// messages for shape and type problems. Thread-safety: any thread.
+// Most losses take two inputs (yhat, y); bce and bcelogits take an optional third, a batch
+// weight; cosineloss and margin take (x1, x2, y), triplet (anchor, pos, neg), ctc (log
+// probabilities, targets, input lengths, target lengths). pairwise and similar are distances
+// of (x1, x2) without `reduce`. A loss object is held like a module (class loss). Computing
+// follows ktorch's convention: any handle in -> a new handle out, data in -> data out; CPU
+// tensors are moved to the device of any other tensor in the call. Errors: kscope::Error naming
+// the function or kind ("loss: unrecognized loss `foo", "ce: option `ignore expects long, ...",
+// "loss: `triplet expects 3 inputs, given 2"); libtorch's messages for shape and type problems.
+// Thread-safety: any thread.
 #ifndef KSCOPE_API_LOSS_H_
 #define KSCOPE_API_LOSS_H_
 
@@ -17,16 +21,15 @@
 
 #include "absl/types/span.h"
 
+#include "api/functional.h"
 #include "api/nn/options.h"
 #include "api/operand.h"
 #include "runtime/handle.h"
 
 namespace kscope {
 
-// The option names of a loss kind, in order (empty for an unknown kind).
-std::vector<std::string> loss_options(const std::string& kind);
-// How many tensors a loss kind computes on: 2 or 3 (0 for an unknown kind).
-std::size_t loss_inputs(const std::string& kind);
+// The inputs and option names of a loss kind; kscope::Error "loss: unrecognized loss `foo".
+Signature loss_signature(const std::string& kind);
 
 Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional = {},
             const nn::NamedValues& named = {});
@@ -37,11 +40,14 @@ struct LossDescription {
   nn::NamedValues options;
 };
 LossDescription describe_loss(Handle l, bool all_options = true);
+// ktorch's `loss kdict`: a new loss from what describe_loss returned.
+Handle loss(const LossDescription& description);
 
-// loss(l;yhat;y): the loss of outputs yhat against targets y.
-Result loss(Handle l, const Operand& yhat, const Operand& y);
-// loss(l;x1;x2;y): a three-input loss (cosineloss, margin: x1, x2, y; triplet: anchor, pos, neg).
-Result loss(Handle l, const Operand& x1, const Operand& x2, const Operand& y);
+// loss(l;yhat;y), loss(l;yhat;y;w), loss(l;x1;x2;y), loss(l;logprobs;y;nx;ny): the loss l on
+// as many inputs as its kind takes.
+Result loss(Handle l, absl::Span<const Operand> inputs);
+inline Result loss(Handle l, const Operand& yhat, const Operand& y) { return loss(l, {yhat, y}); }
+inline Result loss(Handle l, const Operand& x1, const Operand& x2, const Operand& y) { return loss(l, {x1, x2, y}); }
 
 // The functional form: the loss `kind` with these options, computed once on as many inputs as
 // the kind takes.

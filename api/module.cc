@@ -6,11 +6,13 @@
 #include <torch/nn/module.h>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
+#include "api/nn/forward_io.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
+#include "runtime/handle_table.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
@@ -51,6 +53,34 @@ void Describe(const ModuleSpec& spec, int depth, bool all, std::vector<ModuleRow
   for (const auto& c : spec.children) Describe(*c, depth + 1, all, rows);
 }
 
+// The definition of `parent`'s child `name`: the one kscope keeps, or, for a submodule libtorch
+// made itself (the layers inside a transformer), an opaque one.
+std::shared_ptr<ModuleSpec> SpecOfChild(const ModuleSpec& parent, const std::string& name) {
+  for (const auto& c : parent.children) {
+    if (c->name == name) return c;
+  }
+  return std::make_shared<ModuleSpec>(
+      ModuleSpec{&nn::OpaqueKind(), nn::OptionSet::Parse(nn::OpaqueKind().name, {}, {}, {}), name, {}});
+}
+
+// The submodule of q at a dotted path (q itself for an empty path), with its definition.
+struct Located {
+  std::shared_ptr<ModuleSpec> spec;
+  std::shared_ptr<torch::nn::Module> module;
+};
+Located Locate(const char* fn, Handle q, const std::string& path) {
+  auto m = nn::ModuleOf(fn, q, ObjectClass::kModule);
+  Located at{m->spec_ptr(), m->module_ptr()};
+  if (path.empty()) return at;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    const auto named = at.module->named_children();  // a new dictionary: keep it while reading
+    const auto* found = named.find(std::string(part));
+    if (found == nullptr) Fail("%s: no child module `%s in %s module", fn, path, m->spec().kind->name);
+    at = Located{SpecOfChild(*at.spec, std::string(part)), *found};
+  }
+  return at;
+}
+
 }  // namespace
 
 std::vector<std::string> module_options(const std::string& kind) {
@@ -63,10 +93,47 @@ Handle module(const ModuleDefinition& definition) {
   return OwnModule("module", std::move(built.spec), std::move(built.module));
 }
 
-void module(Handle container, const ModuleDefinition& definition) {
+namespace {
+
+// The container a child added at `depth` goes into: q itself at depth 1, then the last child at
+// each further depth.
+struct Parent {
+  ModuleSpec* spec;
+  std::shared_ptr<torch::nn::Module> module;
+};
+Parent ParentAt(const ModuleObject& q, int depth) {
+  if (depth < 1) Fail("module: depth %d invalid, expecting 1 or more", depth);
+  Parent p{q.spec_ptr().get(), q.module_ptr()};
+  for (int d = 1; d < depth; ++d) {
+    if (p.spec->children.empty()) Fail("module: no container at depth %d, %s module has no child", depth, p.spec->kind->name);
+    const auto named = p.module->named_children();  // a new dictionary: keep it while reading
+    p.spec = p.spec->children.back().get();
+    p.module = named[p.spec->name];
+  }
+  if (!p.spec->kind->add_child) Fail("module: %s is not a container, it cannot have child modules", p.spec->kind->name);
+  return p;
+}
+
+}  // namespace
+
+void module(Handle container, const ModuleDefinition& definition) { module(container, 1, definition); }
+
+void module(Handle container, int depth, const ModuleDefinition& definition) {
   auto q = nn::ModuleOf("module", container, ObjectClass::kModule);
-  if (!q->spec().kind->add_child) Fail("module: %s is not a container, it cannot have child modules", q->spec().kind->name);
-  AddChild(q->spec(), q->module(), *q->spec_ptr(), Build(definition));
+  Parent p = ParentAt(*q, depth);
+  AddChild(*p.spec, *p.module, *p.spec, Build(definition));
+}
+
+void module(Handle container, Handle child, int depth) {
+  auto q = nn::ModuleOf("module", container, ObjectClass::kModule);
+  auto c = nn::ModuleOf("module", child, ObjectClass::kModule);
+  Parent p = ParentAt(*q, depth);
+  for (const auto& m : c->module().modules()) {
+    if (m.get() == p.module.get()) Fail("module: unable to add a module to itself or to one of its own children");
+  }
+  // A copy of the child's definition: the added child may be renamed by its new container.
+  AddChild(*p.spec, *p.module, *p.spec, Built{std::make_shared<ModuleSpec>(c->spec()), c->module_ptr()});
+  HandleTable::Global().Release(child);
 }
 
 std::vector<ModuleRow> describe(Handle q, bool all_options) {
@@ -78,24 +145,11 @@ std::vector<ModuleRow> describe(Handle q, bool all_options) {
 Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode, const std::string& child) {
   static constexpr const char* kNames[] = {"forward", "nforward", "eforward", "evaluate"};
   const char* fn = kNames[static_cast<int>(mode)];
-  auto m = nn::ModuleOf(fn, q, ObjectClass::kModule);
-  const ModuleSpec* spec = &m->spec();
-  std::shared_ptr<torch::nn::Module> module = m->module_ptr();
-  if (!child.empty()) {
-    const auto named = module->named_children();  // a new dictionary: keep it while reading
-    const auto* found = named.find(child);
-    auto it = std::find_if(spec->children.begin(), spec->children.end(), [&](const auto& c) { return c->name == child; });
-    if (found == nullptr || it == spec->children.end()) Fail("%s: no child module `%s in %s module", fn, child, spec->kind->name);
-    spec = it->get();
-    module = *found;
-  }
+  const Located located = Locate(fn, q, child);
+  const ModuleSpec* spec = located.spec.get();
+  const std::shared_ptr<torch::nn::Module>& module = located.module;
   const nn::ModuleKind& kind = *spec->kind;
-  if (operands.size() < kind.inputs || operands.size() > kind.max_inputs) {
-    const std::string expected = kind.inputs == kind.max_inputs
-                                     ? absl::StrFormat("%d input%s", kind.inputs, kind.inputs == 1 ? "" : "s")
-                                     : absl::StrFormat("%d to %d inputs", kind.inputs, kind.max_inputs);
-    Fail("%s: `%s expects %s, given %d", fn, kind.name, expected, operands.size());
-  }
+  nn::CheckInputCount(fn, kind, operands.size());
   Resolved in = Resolve(fn, operands);
   const std::vector<at::Tensor> inputs(in.tensors.begin(), in.tensors.end());
   const bool as_handle = in.any_handle && mode != ForwardMode::kEvaluate;
@@ -108,50 +162,57 @@ Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode, c
     absl::Cleanup restore = [&] { if (eval) module->train(was_training); };
     out = kind.forward(*module, inputs);
   }
-  if (auto* t = std::get_if<at::Tensor>(&out)) return Emit(fn, std::move(*t), as_handle);
-  return EmitVector(fn, std::move(std::get<std::vector<at::Tensor>>(out)), as_handle);
+  return nn::EmitOutput(fn, std::move(out), as_handle);
 }
 
-std::vector<std::string> parmnames(Handle q) {
-  return nn::ModuleOf("parmnames", q, ObjectClass::kModule)->module().named_parameters().keys();
+std::vector<std::string> parmnames(Handle q, const std::string& child) {
+  return Locate("parmnames", q, child).module->named_parameters().keys();
 }
 
-Handle parm(Handle q, const std::string& name) {
-  auto m = nn::ModuleOf("parm", q, ObjectClass::kModule);
+namespace {
+
+at::Tensor ParameterOf(const char* fn, Handle q, const std::string& name) {
+  auto m = nn::ModuleOf(fn, q, ObjectClass::kModule);
   const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
   const at::Tensor* p = named.find(name);
-  if (p == nullptr) Fail("parm: no parameter `%s in %s module", name, m->spec().kind->name);
-  return Own(Object(*p), "parm");
+  if (p == nullptr) Fail("%s: no parameter `%s in %s module", fn, name, m->spec().kind->name);
+  return *p;
 }
 
-Handle parms(Handle q) {
-  TensorDict d;
-  for (const auto& item : nn::ModuleOf("parms", q, ObjectClass::kModule)->module().named_parameters()) {
-    d.insert(item.key(), item.value());
+}  // namespace
+
+Handle parm(Handle q, const std::string& name) { return Own(Object(ParameterOf("parm", q, name)), "parm"); }
+
+void parm(Handle q, const std::string& name, const Operand& value) {
+  at::Tensor p = ParameterOf("parm", q, name);
+  const at::Tensor v = Resolve("parm", {&value}).tensors[0];
+  if (!v.sizes().equals(p.sizes())) {
+    Fail("parm: `%s has size %s, given a value of size %s", name, c10::str(p.sizes()), c10::str(v.sizes()));
   }
+  c10::NoGradGuard no_grad;
+  p.copy_(v);
+}
+
+Handle parms(Handle q, const std::string& child) {
+  TensorDict d;
+  for (const auto& item : Locate("parms", q, child).module->named_parameters()) d.insert(item.key(), item.value());
   return Own(Object(std::move(d)), "parms");
 }
 
-std::vector<std::string> childnames(Handle q) {
-  return nn::ModuleOf("childnames", q, ObjectClass::kModule)->module().named_children().keys();
+std::vector<std::string> childnames(Handle q, const std::string& child) {
+  return Locate("childnames", q, child).module->named_children().keys();
 }
 
 Handle child(Handle q, const std::string& name) {
-  auto m = nn::ModuleOf("child", q, ObjectClass::kModule);
-  const auto children = m->module().named_children();  // a new dictionary: keep it while reading
-  for (const auto& spec : m->spec().children) {
-    if (spec->name != name) continue;
-    if (const auto* found = children.find(name)) return OwnModule("child", spec, *found);
-  }
-  Fail("child: no child module `%s in %s module", name, m->spec().kind->name);
+  Located c = Locate("child", q, name);
+  return OwnModule("child", std::move(c.spec), std::move(c.module));
 }
 
-std::vector<std::pair<std::string, Handle>> children(Handle q) {
-  auto m = nn::ModuleOf("children", q, ObjectClass::kModule);
-  const auto modules = m->module().named_children();  // a new dictionary: keep it while reading
+std::vector<std::pair<std::string, Handle>> children(Handle q, const std::string& child) {
+  const Located parent = Locate("children", q, child);
   std::vector<std::pair<std::string, Handle>> out;
-  for (const auto& spec : m->spec().children) {
-    if (const auto* found = modules.find(spec->name)) out.emplace_back(spec->name, OwnModule("children", spec, *found));
+  for (const auto& item : parent.module->named_children()) {
+    out.emplace_back(item.key(), OwnModule("children", SpecOfChild(*parent.spec, item.key()), item.value()));
   }
   return out;
 }

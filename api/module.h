@@ -34,8 +34,14 @@ std::vector<std::string> module_options(const std::string& kind);
 
 // ktorch's `module`: a new module from a definition (a tree for containers).
 Handle module(const ModuleDefinition& definition);
-// module(q;defn): adds a child defined by `definition` to the container q.
+// module(q;defn): adds a child defined by `definition` to the container q. module(q;depth;defn)
+// adds it further down: depth 1 is q itself, depth 2 q's last child, and so on (the last
+// container at that depth, as in a depth-value definition).
 void module(Handle container, const ModuleDefinition& definition);
+void module(Handle container, int depth, const ModuleDefinition& definition);
+// module(q;child) / module(q;depth;child): adds the module behind handle `child` as a child,
+// consuming the handle (stale afterwards; addref first to keep one). On error nothing changes.
+void module(Handle container, Handle child, int depth = 1);
 
 // One module of a definition tree, as ktorch's `module q` shows it.
 struct ModuleRow {
@@ -55,7 +61,7 @@ enum class ForwardMode { kForward, kNoGrad, kEval, kEvaluate };
 // Runs q's forward on `inputs` (as many as its kind takes: one for most layers, two for
 // bilinear or cat, one to three for attention). A handle among the inputs -> a new handle out
 // (a vector handle when the module returns several tensors), data in -> data out. `child`,
-// when not empty, names a direct child of q to run instead (ktorch's forward(q;`child;x)).
+// when not empty, names a submodule of q to run instead (ktorch's forward(q;`child;x)).
 // Errors: "forward: `linear expects 1 input, given 2"; libtorch's for shapes and types.
 Result forward(Handle q, absl::Span<const Operand> inputs, ForwardMode mode = ForwardMode::kForward,
                const std::string& child = "");
@@ -68,16 +74,24 @@ inline Result evaluate(Handle q, const Operand& x) {
   return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEvaluate);
 }
 
-// Parameter names (dotted, e.g. `0.weight`), a parameter as a new tensor handle sharing it, and
-// all parameters as a new dictionary handle.
-std::vector<std::string> parmnames(Handle q);
+// Submodules are named by dotted paths (`decoder.layers.0`); an empty path is q itself. A
+// submodule libtorch made on its own (the layers inside a transformer) has no kscope
+// definition: its handle describes as kind `libtorch and cannot be run alone.
+//
+// Parameter names (dotted, e.g. `0.weight`) of q or of its submodule `child`, a parameter as a
+// new tensor handle sharing it, and all parameters as a new dictionary handle.
+std::vector<std::string> parmnames(Handle q, const std::string& child = "");
 Handle parm(Handle q, const std::string& name);
-Handle parms(Handle q);
-// Names of q's direct children, and one of them as a new module handle sharing it.
-std::vector<std::string> childnames(Handle q);
+// parm(q;name;value): copies value into the parameter (same shape; the dtype converted).
+void parm(Handle q, const std::string& name, const Operand& value);
+Handle parms(Handle q, const std::string& child = "");
+// Names of the direct children of q (or of its submodule `child`), and a submodule as a new
+// module handle sharing it.
+std::vector<std::string> childnames(Handle q, const std::string& child = "");
 Handle child(Handle q, const std::string& name);
-// ktorch's `children q`: every direct child as a new module handle, by name, in order.
-std::vector<std::pair<std::string, Handle>> children(Handle q);
+// ktorch's `children q` / children(q;child): every direct child as a new module handle, by
+// name, in order.
+std::vector<std::pair<std::string, Handle>> children(Handle q, const std::string& child = "");
 // Training flag (dropout, batchnorm behave differently in training).
 bool training(Handle q);
 void training(Handle q, bool flag);

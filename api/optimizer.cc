@@ -1,44 +1,171 @@
 #include "api/optimizer.h"
 
+#include <algorithm>
+#include <optional>
+
+#include <torch/nn/modules/container/parameterdict.h>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_split.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_kind.h"
 #include "api/nn/optimizer_object.h"
 #include "runtime/errors.h"
+#include "runtime/handle_table.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
 namespace {
 
-using nn::ModuleObject;
 using nn::OptimizerObject;
-using nn::OptimizerSpec;
+using nn::ParameterBatch;
 
-// Builds the optimizer `kind` over the parameters of `modules` and registers its handle.
-Handle MakeOptimizer(const std::string& kind, std::vector<std::shared_ptr<ModuleObject>> modules,
-                     const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+const nn::OptimizerKind& KindNamed(const std::string& kind) {
   const nn::OptimizerKind* k = nn::FindOptimizerKind(kind);
   if (k == nullptr) Fail("opt: unrecognized optimizer `%s", kind);
-  auto spec = std::make_shared<OptimizerSpec>(
-      OptimizerSpec{k, nn::OptionSet::Parse(kind, k->options, positional, named), std::move(modules)});
-  std::vector<at::Tensor> parameters;
-  for (const auto& m : spec->modules) {
-    for (const at::Tensor& p : m->module().parameters()) parameters.push_back(p);
+  return *k;
+}
+
+// The parameters of module `source.from`: all of them, or those of the children it names.
+ParameterBatch ModuleBatch(const ParameterSource& source) {
+  auto m = nn::ModuleOf("opt", source.from, ObjectClass::kModule);
+  const auto named = m->module().named_parameters();
+  ParameterBatch batch{{m->module_ptr(), m->spec_ptr()}, {}};
+  if (source.keys.empty() && source.indices.empty()) {
+    for (const auto& item : named) batch.parameters.emplace_back(item.key(), item.value());
+    return batch;
   }
-  auto optimizer = k->make(std::move(parameters), spec->options);
-  return Own(Object(std::make_shared<OptimizerObject>(std::move(spec), std::move(optimizer))), "opt");
+  const std::vector<std::string> children = m->module().named_children().keys();
+  std::vector<std::string> chosen;
+  for (const std::string& key : source.keys) {
+    if (std::find(children.begin(), children.end(), key) == children.end()) {
+      Fail("opt: no child module `%s in %s module", key, m->spec().kind->name);
+    }
+    chosen.push_back(key);
+  }
+  for (std::int64_t i : source.indices) {
+    if (i < 0 || i >= static_cast<std::int64_t>(children.size())) {
+      Fail("opt: child index %d invalid for %s module with %d child module(s)", i, m->spec().kind->name, children.size());
+    }
+    chosen.push_back(children[i]);
+  }
+  for (const std::string& child : chosen) {
+    const std::string prefix = child + ".";
+    for (const auto& item : named) {
+      if (item.key().compare(0, prefix.size(), prefix) == 0) batch.parameters.emplace_back(item.key(), item.value());
+    }
+  }
+  return batch;
+}
+
+// Loose tensors: a tensor, a vector (all, or at indices) or a dictionary (all, or under keys),
+// held in a parameter dictionary made for them (ktorch's parmdict).
+ParameterBatch LooseBatch(const ParameterSource& source) {
+  const Object o = HandleTable::Global().Get(source.from);
+  std::vector<std::pair<std::string, at::Tensor>> chosen;
+  if (const at::Tensor* t = o.tensor()) {
+    if (!source.keys.empty() || !source.indices.empty()) Fail("opt: a tensor takes no keys or indices");
+    chosen.emplace_back("0", *t);
+  } else if (const TensorVector* v = o.vector()) {
+    if (!source.keys.empty()) Fail("opt: a vector takes indices, not keys");
+    for (std::size_t i = 0; source.indices.empty() && i < v->size(); ++i) chosen.emplace_back(std::to_string(i), (*v)[i]);
+    for (std::int64_t i : source.indices) {
+      if (i < 0 || i >= static_cast<std::int64_t>(v->size())) Fail("opt: vector index %d invalid for %d tensor(s)", i, v->size());
+      chosen.emplace_back(std::to_string(i), (*v)[i]);
+    }
+  } else if (const TensorDict* d = o.dict()) {
+    if (!source.indices.empty()) Fail("opt: a dictionary takes keys, not indices");
+    if (source.keys.empty()) {
+      for (const auto& item : *d) chosen.emplace_back(item.key(), item.value());
+    }
+    for (const std::string& key : source.keys) {
+      const at::Tensor* t = d->find(key);
+      if (t == nullptr) Fail("opt: no key `%s in dictionary", key);
+      chosen.emplace_back(key, *t);
+    }
+  }
+  auto holder = std::make_shared<torch::nn::ParameterDictImpl>();
+  for (const auto& [name, t] : chosen) holder->insert(name, t);
+  return ParameterBatch{{std::move(holder), nullptr}, std::move(chosen)};
+}
+
+// The parameters `source` names (its handle stays the caller's).
+ParameterBatch BatchOf(const ParameterSource& source) {
+  if (source.from.is_null()) return {};
+  const ObjectClass c = HandleTable::Global().Info(source.from).object_class;
+  switch (c) {
+    case ObjectClass::kModule:
+      return ModuleBatch(source);
+    case ObjectClass::kTensor:
+    case ObjectClass::kVector:
+    case ObjectClass::kDictionary:
+      return LooseBatch(source);
+    default:
+      Fail("opt: expected module, tensor, vector or dictionary, given %s", ClassName(c));
+  }
+}
+
+// `base` with the options given positionally and by name put in.
+nn::OptionSet Override(const nn::OptimizerKind& kind, const nn::OptionSet& base,
+                       const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+  const nn::OptionSet given = nn::OptionSet::Parse(kind.name, kind.options, positional, named);
+  const std::vector<std::string> names = nn::OptionNames(kind.options);
+  absl::flat_hash_set<std::string> chosen(names.begin(), names.begin() + positional.size());
+  for (const auto& item : named) chosen.insert(item.first);
+  nn::NamedValues values = base.Values(true);
+  for (auto& [name, value] : values) {
+    if (chosen.contains(name)) value = given.At(name.c_str());
+  }
+  return nn::OptionSet::Parse(kind.name, kind.options, {}, values);
+}
+
+// The kind of the module holding parameter `name` in `holder` (the deepest module of its
+// definition the dotted name reaches), or parmdict for loose tensors.
+std::string HolderKind(const nn::ParameterHolder& holder, const std::string& name) {
+  if (holder.spec == nullptr) return "parmdict";
+  const nn::ModuleSpec* spec = holder.spec.get();
+  const std::vector<absl::string_view> path = absl::StrSplit(name, '.');
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    auto it = std::find_if(spec->children.begin(), spec->children.end(), [&](const auto& c) { return c->name == path[i]; });
+    if (it == spec->children.end()) break;
+    spec = it->get();
+  }
+  return spec->kind->name;
+}
+
+void CheckRate(double rate) {
+  if (!(rate >= 0)) Fail("lr: invalid learning rate %g", rate);
 }
 
 }  // namespace
 
 Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
-  return MakeOptimizer(kind, {}, positional, named);
+  return opt_group(kind, 0, ParameterSource{}, positional, named);
 }
 
 Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional,
                   const nn::NamedValues& named) {
-  // A wrapper of the optimizer's own: it holds one more reference to the libtorch module.
-  auto held = std::static_pointer_cast<ModuleObject>(nn::ModuleOf("opt", module, ObjectClass::kModule)->share());
-  return MakeOptimizer(kind, {std::move(held)}, positional, named);
+  nn::ModuleOf("opt", module, ObjectClass::kModule);  // a module only, by this name
+  return opt_group(kind, 0, ParameterSource{module, {}, {}}, positional, named);
+}
+
+Handle opt_group(const std::string& kind, std::int64_t group, const ParameterSource& parameters,
+                 const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+  const nn::OptimizerKind& k = KindNamed(kind);
+  auto object = OptimizerObject::Make(k, nn::OptionSet::Parse(kind, k.options, positional, named));
+  object->Add(group, BatchOf(parameters), nullptr);
+  return Own(Object(std::shared_ptr<CompositeObject>(std::move(object))), "opt");
+}
+
+void opt_edit(Handle o, std::int64_t group, const ParameterSource& parameters,
+              const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+  auto object = nn::OptimizerOf("opt", o);
+  ParameterBatch batch = BatchOf(parameters);
+  std::optional<nn::OptionSet> options;
+  if (!positional.empty() || !named.empty()) {
+    options = Override(*object->spec().kind, object->group_options(group), positional, named);
+  }
+  object->Add(group, std::move(batch), options ? &*options : nullptr);
 }
 
 std::vector<std::string> opt_options(const std::string& kind) {
@@ -47,14 +174,27 @@ std::vector<std::string> opt_options(const std::string& kind) {
 }
 
 OptimizerDescription describe_opt(Handle o, bool all_options) {
-  auto opt = nn::OptimizerOf("opt", o);
-  return OptimizerDescription{opt->spec().kind->name, opt->spec().options.Values(all_options), opt->parameter_count()};
+  auto object = nn::OptimizerOf("opt", o);
+  const nn::OptimizerSpec& spec = object->spec();
+  OptimizerDescription d{spec.kind->name, {}, {}};
+  const auto& groups = object->optimizer().param_groups();
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    d.options.push_back(spec.groups[g].Values(all_options));
+    for (std::size_t i = 0; i < groups[g].params().size(); ++i) {
+      const at::Tensor& p = groups[g].params()[i];
+      const nn::ParameterOrigin& origin = spec.origins[g][i];
+      d.parameters.push_back(OptimizerParameter{
+          static_cast<std::int64_t>(g), static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p.unsafeGetTensorImpl())),
+          HolderKind(spec.holders[origin.holder], origin.name), origin.name, p.sizes().vec()});
+    }
+  }
+  return d;
 }
 
 void step(Handle o) {
-  auto opt = nn::OptimizerOf("step", o);
-  if (const char* refusal = opt->spec().kind->step_refusal) Fail("%s", refusal);
-  opt->optimizer().step();
+  auto object = nn::OptimizerOf("step", o);
+  if (const char* refusal = object->spec().kind->step_refusal) Fail("%s", refusal);
+  object->optimizer().step();
 }
 
 std::vector<double> lr(Handle o) {
@@ -64,9 +204,18 @@ std::vector<double> lr(Handle o) {
 }
 
 void lr(Handle o, double rate) {
-  auto opt = nn::OptimizerOf("lr", o);
-  if (!(rate >= 0)) Fail("lr: invalid learning rate %g", rate);
-  opt->set_lr(rate);
+  auto object = nn::OptimizerOf("lr", o);
+  CheckRate(rate);
+  object->set_lr(rate);
+}
+
+void lr(Handle o, const std::vector<double>& rates) {
+  auto object = nn::OptimizerOf("lr", o);
+  if (static_cast<std::int64_t>(rates.size()) != object->group_count()) {
+    Fail("lr: %d rates given for %d groups", rates.size(), object->group_count());
+  }
+  for (double rate : rates) CheckRate(rate);
+  for (std::size_t g = 0; g < rates.size(); ++g) object->set_lr(static_cast<std::int64_t>(g), rates[g]);
 }
 
 }  // namespace kscope

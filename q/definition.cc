@@ -105,6 +105,8 @@ nn::OptionValue OptionFromK(const char* fn, K x) {
     case -kabi::kSymbol: return SymbolText(x);
     case kabi::kLong: return std::vector<std::int64_t>(kabi::Longs(x), kabi::Longs(x) + x->n);
     case kabi::kFloat: return std::vector<double>(kabi::Floats(x), kabi::Floats(x) + x->n);
+    case kabi::kChar: return std::string(kabi::Chars(x), kabi::Chars(x) + x->n);
+    case kabi::kSymbol: return std::vector<std::string>(kabi::Symbols(x), kabi::Symbols(x) + x->n);
     case kabi::kUnaryPrimitive:
       if (IsNull(x)) return std::monostate();
       [[fallthrough]];
@@ -120,6 +122,7 @@ K KFromOption(const nn::OptionValue& v) {
     case 3: return kabi::kf(std::get<double>(v));
     case 4: return Symbol(std::get<std::string>(v));
     case 5: return KFromLongs(std::get<std::vector<std::int64_t>>(v));
+    case 7: return Symbols(std::get<std::vector<std::string>>(v));
     default: {
       const auto& d = std::get<std::vector<double>>(v);
       K x = kabi::ktn(kabi::kFloat, static_cast<long long>(d.size()));

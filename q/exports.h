@@ -26,10 +26,15 @@ std::vector<Export> PointerExports();  // obj free return use mapped ptr class d
 std::vector<Export> TensorExports();   // tensor vector dict to seed info
 std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
-std::vector<Export> ScopeExports();    // scope endscope withscope setting
+std::vector<Export> ScopeExports();    // scope endscope withscope
+std::vector<Export> SettingExports();  // setting
 std::vector<Export> ModuleExports();   // module seq forward parm...
+std::vector<Export> ModuleParameterExports(); // buffer buffers names modules freeze copyparms avgparms ...
+std::vector<Export> StateExports();    // state clone
 std::vector<Export> LossExports();     // loss ce mse ...
+std::vector<Export> FunctionalExports(); // relu maxpool2d linear pdist ... (layers' functional forms)
 std::vector<Export> OptimizerExports(); // opt step lr
+std::vector<Export> ClipExports();      // clip clipv
 
 }  // namespace kscope::q
 

@@ -1,5 +1,7 @@
 // fns — the plugin's only exported symbol. q loads it with (`ktorch 2:`fns,1) and calls it
-// with `::`; it returns the dictionary of every function name -> q function (made with dl).
+// with `::`; it returns the dictionary of every function name -> q function (made with dl),
+// and makes q the runner of callback modules' functions.
+#include "q/callback.h"
 #include "q/exports.h"
 #include "q/guard.h"
 
@@ -18,12 +20,16 @@ void Append(K* names, K* functions, const std::vector<kscope::q::Export>& export
 
 extern "C" __attribute__((visibility("default"))) K fns(K) {
   return kscope::q::Guard([] {
+    kscope::q::InstallCallbackFallback();
     K names = kabi::ktn(kabi::kSymbol, 0);
     K functions = kabi::ktn(kabi::kMixed, 0);
     for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
                               kscope::q::MathExports(), kscope::q::AutogradExports(),
-                              kscope::q::ScopeExports(), kscope::q::ModuleExports(), kscope::q::LossExports(),
-                              kscope::q::OptimizerExports()}) {
+                              kscope::q::ScopeExports(), kscope::q::SettingExports(),
+                              kscope::q::ModuleExports(), kscope::q::LossExports(),
+                              kscope::q::FunctionalExports(),
+                              kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
+                              kscope::q::OptimizerExports(), kscope::q::ClipExports()}) {
       Append(&names, &functions, group);
     }
     return kabi::xD(names, functions);

@@ -1,12 +1,17 @@
-// Adapters for losses: loss, and the functional losses (ce mse nll l1 bce kl softmargin
-// smoothl1 huber bcelogit1 multilabel multisoft multimargin poissonloss hinge cosineloss
-// margin triplet). bcelogit1 is ktorch's functional form of bcelogits (class weights, no batch
-// weights).
+// Adapters for losses: loss, and the functional losses (ce nll mse l1 bce kl softmargin
+// smoothl1 huber bcelogit1 bcelogit2 multilabel multisoft multimargin poissonloss hinge
+// cosineloss margin triplet ctc). bcelogit1 and bcelogit2 are ktorch's functional forms of
+// bcelogits: (yhat;y;classwt;reduce) without, and (yhat;y;w;classwt;reduce) with batch weights.
+// pairwise and similar are exported with the functional forms of layers (functional_fns.cc).
+#include <iterator>
+#include <utility>
+
 #include "api/loss.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/definition.h"
 #include "q/exports.h"
+#include "q/form_args.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
 
@@ -15,7 +20,49 @@ namespace {
 
 using kabi::K;
 
-// loss`kind | loss(`kind;opts..) | loss l | loss(l;flag) | loss(l;yhat;y) | loss(l;x1;x2;y)
+// Item j of a dictionary's values: a general list, or the simple list CollapseAtoms made of it.
+nn::OptionValue OptionAt(K values, long long j) {
+  switch (values->t) {
+    case kabi::kMixed: return OptionFromK("loss", kabi::Items(values)[j]);
+    case kabi::kSymbol: return std::string(kabi::Symbols(values)[j]);
+    case kabi::kBoolean: return kabi::Bytes(values)[j] != 0;
+    case kabi::kLong: return static_cast<std::int64_t>(kabi::Longs(values)[j]);
+    case kabi::kFloat: return kabi::Floats(values)[j];
+    default: Fail("loss: unable to use %s as option values", KName(values));
+  }
+}
+
+// `loss l`'s dictionary `module options, back as a description.
+LossDescription DescriptionFromK(K d) {
+  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
+  if (keys->t != kabi::kSymbol || values->t != kabi::kMixed) {
+    Fail("loss: expecting a dictionary of `module`options, given %s", KName(d));
+  }
+  LossDescription description;
+  bool has_kind = false;
+  for (long long i = 0; i < keys->n; ++i) {
+    const std::string key = kabi::Symbols(keys)[i];
+    K value = kabi::Items(values)[i];
+    if (key == "module") {
+      if (!IsSymbol(value)) Fail("loss: `module expects a symbol, given %s", KName(value));
+      description.kind = SymbolText(value);
+      has_kind = true;
+    } else if (key == "options") {
+      if (value->t != kabi::kDictionary) Fail("loss: `options expects a dictionary, given %s", KName(value));
+      K names = kabi::DictKeys(value);
+      if (names->t != kabi::kSymbol && names->n > 0) Fail("loss: `options expects symbol keys, given %s", KName(names));
+      for (long long j = 0; j < names->n; ++j) {
+        description.options.emplace_back(kabi::Symbols(names)[j], OptionAt(kabi::DictValues(value), j));
+      }
+    } else {
+      Fail("loss: unexpected key `%s in a loss dictionary, expecting `module`options", key);
+    }
+  }
+  if (!has_kind) Fail("loss: no `module in the loss dictionary");
+  return description;
+}
+
+// loss`kind | loss(`kind;opts..) | loss kdict | loss l | loss(l;flag) | loss(l;inputs..)
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
@@ -23,9 +70,11 @@ K Loss(K x) {
       const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : true);
       return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
     }
-    if (a.size() == 3 && a.IsPointerAt(0)) return KFromResult(loss(a.PointerAt(0), a.InputAt(1), a.InputAt(2)));
-    if (a.size() == 4 && a.IsPointerAt(0)) {
-      return KFromResult(loss(a.PointerAt(0), a.InputAt(1), a.InputAt(2), a.InputAt(3)));
+    if (x->t == kabi::kDictionary) return Pointer(loss(DescriptionFromK(x)));
+    if (a.size() >= 3 && a.IsPointerAt(0)) {
+      std::vector<Operand> inputs;
+      for (std::size_t i = 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));
+      return KFromResult(loss(a.PointerAt(0), inputs));
     }
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;
@@ -34,58 +83,68 @@ K Loss(K x) {
       return Pointer(loss(kabi::Symbols(x)[0], positional, named));
     }
     const std::string kind = a.SymbolAt(0);
-    if (x->t == kabi::kMixed) OptionsFromK(kind.c_str(), x, 1, loss_options(kind), &positional, &named);
+    if (x->t == kabi::kMixed) OptionsFromK(kind.c_str(), x, 1, loss_signature(kind).options, &positional, &named);
     return Pointer(loss(kind, positional, named));
   });
 }
 
-// f(yhat;y[;options..]) | f(x1;x2;y[;options..]): as many inputs as the kind takes, then options.
-K LossFunction(const char* kind, K x) {
+// A functional loss: its q name, its loss kind, and how many inputs it takes (0: as many as
+// the kind takes, an optional one included).
+struct LossForm {
+  const char* name;
+  const char* kind;
+  std::size_t inputs;
+};
+
+constexpr LossForm kForms[] = {
+    {"ce", "ce", 0},
+    {"nll", "nll", 0},
+    {"mse", "mse", 0},
+    {"l1", "l1", 0},
+    {"bce", "bce", 0},
+    {"kl", "kl", 0},
+    {"softmargin", "softmargin", 0},
+    {"smoothl1", "smoothl1", 0},
+    {"huber", "huber", 0},
+    {"bcelogit1", "bcelogits", 2},
+    {"bcelogit2", "bcelogits", 3},
+    {"multilabel", "multilabel", 0},
+    {"multisoft", "multisoft", 0},
+    {"multimargin", "multimargin", 0},
+    {"poissonloss", "poissonloss", 0},
+    {"hinge", "hinge", 0},
+    {"cosineloss", "cosineloss", 0},
+    {"margin", "margin", 0},
+    {"triplet", "triplet", 0},
+    {"ctc", "ctc", 0},
+};
+
+// f(inputs..;options..)
+K LossFunction(const LossForm& form, K x) {
   return Guard([&] {
-    const Args a(kind, x);
-    const std::size_t n = loss_inputs(kind);
-    if (a.size() < n) a.Unrecognized();
-    std::vector<Operand> inputs;
-    for (std::size_t i = 0; i < n; ++i) inputs.push_back(a.InputAt(i));
-    std::vector<nn::OptionValue> positional;
-    nn::NamedValues named;
-    OptionsFromK(kind, x, static_cast<long long>(n), loss_options(kind), &positional, &named);
-    return KFromResult(loss_function(kind, inputs, positional, named));
+    Signature s = loss_signature(form.kind);
+    if (form.inputs != 0) s.fewest_inputs = s.most_inputs = form.inputs;
+    const FormArgs f = FormArgsFromK(form.name, x, s);
+    return KFromResult(loss_function(form.kind, f.inputs, f.positional, f.named));
   });
 }
 
-#define KSCOPE_Q_LOSS(kind) \
-  K kind##_(K x) { return LossFunction(#kind, x); }
-KSCOPE_Q_LOSS(ce)
-KSCOPE_Q_LOSS(nll)
-KSCOPE_Q_LOSS(mse)
-KSCOPE_Q_LOSS(l1)
-KSCOPE_Q_LOSS(bce)
-KSCOPE_Q_LOSS(kl)
-KSCOPE_Q_LOSS(softmargin)
-KSCOPE_Q_LOSS(smoothl1)
-KSCOPE_Q_LOSS(huber)
-KSCOPE_Q_LOSS(multilabel)
-KSCOPE_Q_LOSS(multisoft)
-KSCOPE_Q_LOSS(multimargin)
-KSCOPE_Q_LOSS(poissonloss)
-KSCOPE_Q_LOSS(hinge)
-KSCOPE_Q_LOSS(cosineloss)
-KSCOPE_Q_LOSS(margin)
-KSCOPE_Q_LOSS(triplet)
-#undef KSCOPE_Q_LOSS
-K bcelogit1_(K x) { return LossFunction("bcelogits", x); }
+template <std::size_t I>
+K Form(K x) {
+  return LossFunction(kForms[I], x);
+}
+
+template <std::size_t... I>
+std::vector<Export> FormExports(std::index_sequence<I...>) {
+  return {Unary(kForms[I].name, Form<I>)...};
+}
 
 }  // namespace
 
 std::vector<Export> LossExports() {
-  return {Unary("loss", Loss),           Unary("ce", ce_),            Unary("nll", nll_),
-          Unary("mse", mse_),            Unary("l1", l1_),            Unary("bce", bce_),
-          Unary("kl", kl_),              Unary("softmargin", softmargin_), Unary("smoothl1", smoothl1_),
-          Unary("huber", huber_),        Unary("bcelogit1", bcelogit1_), Unary("multilabel", multilabel_),
-          Unary("multisoft", multisoft_), Unary("multimargin", multimargin_), Unary("poissonloss", poissonloss_),
-          Unary("hinge", hinge_),        Unary("cosineloss", cosineloss_), Unary("margin", margin_),
-          Unary("triplet", triplet_)};
+  std::vector<Export> exports = FormExports(std::make_index_sequence<std::size(kForms)>());
+  exports.insert(exports.begin(), Unary("loss", Loss));
+  return exports;
 }
 
 }  // namespace kscope::q

@@ -1,4 +1,4 @@
-// Adapters for modules: module seq forward nforward eforward evaluate parmnames parm parms
+// Adapters for modules: module seq forward kforward nforward eforward evaluate parmnames parm parms
 // childnames child children training.
 #include "api/module.h"
 #include "q/args.h"
@@ -6,6 +6,8 @@
 #include "q/definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/settings.h"
+#include "q/module_state.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -34,16 +36,27 @@ K Describe(Handle q, bool all) {
                            kabi::knk(4, KFromLongs(depth), Symbols(kind), Symbols(name), options)));
 }
 
-// module defn | module q | module(q;flag) | module(q;defn)
+// module(q;[depth;]defn) | module(q;[depth;]child): extends q; the child pointer is consumed.
+K Extend(const Args& a) {
+  const bool at_depth = a.size() == 3;
+  const std::size_t last = at_depth ? 2 : 1;
+  const int depth = at_depth ? static_cast<int>(a.LongAt(1)) : 1;
+  if (a.IsPointerAt(last)) {
+    module(a.PointerAt(0), a.PointerAt(last), depth);
+  } else {
+    module(a.PointerAt(0), depth, DefinitionFromK(a[last]));
+  }
+  return K{nullptr};
+}
+
+// module defn | module q | module(q;flag) | module(q;[depth;]defn|child)
 K Module(K x) {
   return Guard([&] {
-    if (IsPointer(x)) return Describe(HandleOf(x), true);
+    if (IsPointer(x)) return Describe(HandleOf(x), AllOptions());
+    if (IsModuleTable(x)) return Pointer(ModuleFromK(x));  // a description or state (q/module_state.h)
     const Args a("module", x);
-    if (a.size() == 2 && a.IsPointerAt(0)) {
-      if (a[1]->t == -kabi::kBoolean) return Describe(a.PointerAt(0), a.BoolAt(1));
-      module(a.PointerAt(0), DefinitionFromK(a[1]));
-      return K{nullptr};
-    }
+    if (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean) return Describe(a.PointerAt(0), a.BoolAt(1));
+    if ((a.size() == 2 || a.size() == 3) && a.IsPointerAt(0)) return Extend(a);
     return Pointer(module(DefinitionFromK(x)));
   });
 }
@@ -73,36 +86,79 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
 }
 
 K Forward(K x) { return RunForward("forward", ForwardMode::kForward, x); }
+// kforward(q;`child;x) inside a callback: the same as forward (the module's training flag, the
+// thread's grad mode).
+K Kforward(K x) { return RunForward("kforward", ForwardMode::kForward, x); }
 K Nforward(K x) { return RunForward("nforward", ForwardMode::kNoGrad, x); }
 K Eforward(K x) { return RunForward("eforward", ForwardMode::kEval, x); }
 K Evaluate(K x) { return RunForward("evaluate", ForwardMode::kEvaluate, x); }
 
-K Parmnames(K x) { return Guard([&] { return Symbols(parmnames(Args("parmnames", x).PointerAt(0))); }); }
+// The module and the optional submodule path of f(q) / f(q;`child).
+struct Target {
+  Handle q;
+  std::string child;
+};
+Target TargetOf(const char* fn, K x) {
+  if (IsPointer(x)) return {HandleOf(x), ""};
+  const Args a(fn, x);
+  if (a.size() != 2) a.Unrecognized();
+  return {a.PointerAt(0), a.SymbolAt(1)};
+}
 
+K Parmnames(K x) {
+  return Guard([&] {
+    const Target t = TargetOf("parmnames", x);
+    return Symbols(parmnames(t.q, t.child));
+  });
+}
+
+// parm(q;name) -> a tensor pointer sharing the parameter; parm(q;name;value) copies value in.
 K Parm(K x) {
   return Guard([&] {
     const Args a("parm", x);
+    if (a.size() == 3) {
+      parm(a.PointerAt(0), a.SymbolAt(1), a.InputAt(2));
+      return K{nullptr};
+    }
     if (a.size() != 2) a.Unrecognized();
     return Pointer(parm(a.PointerAt(0), a.SymbolAt(1)));
   });
 }
 
-K Parms(K x) { return Guard([&] { return Pointer(parms(Args("parms", x).PointerAt(0))); }); }
+K Parms(K x) {
+  return Guard([&] {
+    const Target t = TargetOf("parms", x);
+    return Pointer(parms(t.q, t.child));
+  });
+}
 
-K Childnames(K x) { return Guard([&] { return Symbols(childnames(Args("childnames", x).PointerAt(0))); }); }
+K Childnames(K x) {
+  return Guard([&] {
+    const Target t = TargetOf("childnames", x);
+    return Symbols(childnames(t.q, t.child));
+  });
+}
 
+// child(q;name) or child(q;index)
 K Child(K x) {
   return Guard([&] {
     const Args a("child", x);
     if (a.size() != 2) a.Unrecognized();
-    return Pointer(child(a.PointerAt(0), a.SymbolAt(1)));
+    if (a.IsSymbolAt(1)) return Pointer(child(a.PointerAt(0), a.SymbolAt(1)));
+    const std::vector<std::string> names = childnames(a.PointerAt(0));
+    const std::int64_t i = a.LongAt(1);
+    if (i < 0 || i >= static_cast<std::int64_t>(names.size())) {
+      Fail("child: index %d invalid for a module with %d child module(s)", i, names.size());
+    }
+    return Pointer(child(a.PointerAt(0), names[i]));
   });
 }
 
-// children q -> a dictionary name -> new module pointers
+// children q | children(q;`child) -> a dictionary name -> new module pointers
 K Children(K x) {
   return Guard([&] {
-    const std::vector<std::pair<std::string, Handle>> found = children(Args("children", x).PointerAt(0));
+    const Target t = TargetOf("children", x);
+    const std::vector<std::pair<std::string, Handle>> found = children(t.q, t.child);
     std::vector<std::string> names;
     K pointers = kabi::ktn(kabi::kMixed, static_cast<long long>(found.size()));
     for (std::size_t i = 0; i < found.size(); ++i) {
@@ -127,7 +183,7 @@ K Training(K x) {
 
 std::vector<Export> ModuleExports() {
   return {Unary("module", Module),       Unary("seq", Seq),           Unary("forward", Forward),
-          Unary("nforward", Nforward),   Unary("eforward", Eforward), Unary("evaluate", Evaluate),
+          Unary("nforward", Nforward),   Unary("kforward", Kforward),   Unary("eforward", Eforward), Unary("evaluate", Evaluate),
           Unary("parmnames", Parmnames), Unary("parm", Parm),         Unary("parms", Parms),
           Unary("childnames", Childnames), Unary("child", Child),     Unary("children", Children),
           Unary("training", Training)};

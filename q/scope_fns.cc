@@ -1,4 +1,4 @@
-// kscope's own q functions, on the scope layer: scope endscope withscope setting.
+// kscope's own q functions, on the scope layer: scope endscope withscope.
 //
 //   s:scope[]            open a scope on this thread; its id
 //   endscope s           close it, freeing everything it owns
@@ -7,7 +7,6 @@
 //   withscope(f;x)       open a scope, apply f to x (withscope(f;x;y;..): to x;y;..) through
 //                        the host's dot, hand off the pointers in the result, close; on an
 //                        error the scope is closed all the same and the error re-signalled
-//   setting[] / setting`strict / setting(`strict;1b) / setting`scope (current depth)
 #include "absl/cleanup/cleanup.h"
 #include "q/args.h"
 #include "q/convert.h"
@@ -92,28 +91,10 @@ K WithScope(K x) {
   });
 }
 
-K Setting(K x) {
-  return Guard([&] {
-    const Args a("setting", x);
-    if (a.empty()) {
-      return kabi::xD(Symbols({"strict", "scope"}),
-                      kabi::knk(2, kabi::kb(Strict()), kabi::kj(ScopeDepth())));
-    }
-    const std::string key = a.SymbolAt(0);
-    if (key != "strict" && key != "scope") Fail("setting: unrecognized setting `%s", key);
-    if (a.size() == 1) return key == "strict" ? kabi::kb(Strict()) : kabi::kj(ScopeDepth());
-    if (a.size() != 2) a.Unrecognized();
-    if (key == "scope") Fail("setting: `scope is read-only, it is the depth of the open scopes");
-    SetStrict(a.BoolAt(1));
-    return K{nullptr};
-  });
-}
-
 }  // namespace
 
 std::vector<Export> ScopeExports() {
-  return {Unary("scope", OpenScope_), Unary("endscope", EndScope), Unary("withscope", WithScope),
-          Unary("setting", Setting)};
+  return {Unary("scope", OpenScope_), Unary("endscope", EndScope), Unary("withscope", WithScope)};
 }
 
 }  // namespace kscope::q

@@ -1,5 +1,7 @@
 // api/loss.h: loss objects and functions against libtorch's own losses, the defaults of every
-// kind, and three-input losses (cosineloss, margin, triplet).
+// kind, three-input losses (cosineloss, margin, triplet), ctc's four inputs, the distances
+// pairwise and similar, batch weights of bce and bcelogits, and losses recreated from their
+// descriptions.
 #include <torch/nn/functional/loss.h>
 
 #include "api/loss.h"
@@ -112,7 +114,7 @@ TEST_F(LossTest, NewLossesMatchLibtorch) {
   auto scope = Scope::Open();
   for (const LossCase& c : NewLossCases()) {
     SCOPED_TRACE(c.kind);
-    ASSERT_EQ(loss_inputs(c.kind), c.inputs.size());
+    ASSERT_EQ(loss_signature(c.kind).fewest_inputs, c.inputs.size());
     // The functional form on data gives data.
     const std::vector<Operand> data(c.inputs.begin(), c.inputs.end());
     EXPECT_TRUE(at::equal(loss_function(c.kind, data, c.options).tensor(), c.expected));
@@ -179,9 +181,8 @@ TEST_F(LossTest, InputCountMustMatchTheKind) {
   EXPECT_EQ(ErrorOf([&] { loss(triplet, x, x); }), "loss: `triplet expects 3 inputs, given 2");
   EXPECT_EQ(ErrorOf([&] { loss(mse, x, x, x); }), "loss: `mse expects 2 inputs, given 3");
   EXPECT_EQ(ErrorOf([&] { loss_function("cosineloss", x, x); }), "cosineloss: `cosineloss expects 3 inputs, given 2");
-  EXPECT_EQ(loss_inputs("mse"), 2u);
-  EXPECT_EQ(loss_inputs("ctc"), 0u);  // not a kscope loss
-  EXPECT_EQ(loss_options("poissonloss"), (std::vector<std::string>{"log", "full", "eps", "reduce"}));
+  EXPECT_EQ(loss_signature("mse").most_inputs, 2u);
+  EXPECT_EQ(loss_signature("poissonloss").options, (std::vector<std::string>{"log", "full", "eps", "reduce"}));
 }
 
 TEST_F(LossTest, BadNewLossOptions) {
@@ -197,6 +198,130 @@ TEST_F(LossTest, BadNewLossOptions) {
   EXPECT_EQ(ErrorOf([] { loss("hinge", {1.0, kSum, 2.0}); }), "hinge: 3 positional option(s) given, expecting at most 2");
   EXPECT_THAT(ErrorOf([] { loss("multimargin", {std::int64_t{3}}); }), HasSubstr("only p == 1 and p == 2 supported"));
   EXPECT_EQ(live_handles(), 0u);
+}
+
+// A CTC problem: log probabilities over 5 classes for 12 steps of 2 sequences, targets padded
+// to 4 labels, and the lengths of both (different, so mixing them up would show).
+struct CtcCase {
+  at::Tensor logprobs = at::randn({12, 2, 5}).log_softmax(2);
+  at::Tensor targets = at::randint(1, 5, {2, 4}, at::kLong);
+  at::Tensor input_lengths = at::tensor({12, 9}, at::kLong);
+  at::Tensor target_lengths = at::tensor({4, 2}, at::kLong);
+  at::Tensor Expected(std::int64_t blank, at::Reduction::Reduction reduction, bool zero_infinity) const {
+    return at::ctc_loss(logprobs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity);
+  }
+};
+
+TEST_F(LossTest, CtcObjectTakesFourInputsInOrder) {
+  // q)l:loss`ctc  loss(l;logprobs;y;nx;ny): ktorch reads a fifth tensor for ny; kscope the fourth.
+  auto scope = Scope::Open();
+  const CtcCase c;
+  Handle l = loss("ctc");
+  EXPECT_THAT(describe_loss(l).options, ElementsAre(Option("blank", std::int64_t{0}), Option("zeroinf", false),
+                                                    Option("reduce", std::string("mean"))));
+  Handle in[] = {tensor(c.logprobs), tensor(c.targets), tensor(c.input_lengths), tensor(c.target_lengths)};
+  const Result r = loss(l, {in[0], in[1], in[2], in[3]});
+  EXPECT_TRUE(at::allclose(tensor(r.handle()), c.Expected(0, at::Reduction::Mean, false)));
+  EXPECT_EQ(ErrorOf([&] { loss(l, {in[0], in[1], in[2]}); }), "loss: `ctc expects 4 inputs, given 3");
+}
+
+TEST_F(LossTest, CtcFunctionWithOptions) {
+  auto scope = Scope::Open();
+  const CtcCase c;
+  const std::vector<Operand> in = {c.logprobs, c.targets, c.input_lengths, c.target_lengths};
+  EXPECT_TRUE(at::allclose(loss_function("ctc", in, {std::int64_t{0}, true, kSum}).tensor(),
+                           c.Expected(0, at::Reduction::Sum, true)));
+  EXPECT_TRUE(at::allclose(loss_function("ctc", in, {}, {{"reduce", kNone}}).tensor(),
+                           c.Expected(0, at::Reduction::None, false)));
+  EXPECT_EQ(ErrorOf([&] { loss_function("ctc", in, {1.5}); }), "ctc: option `blank expects long, given double");
+}
+
+TEST_F(LossTest, DistancesHaveNoReduce) {
+  auto scope = Scope::Open();
+  const at::Tensor x1 = at::randn({4, 6}), x2 = at::randn({4, 6});
+  EXPECT_EQ(loss_signature("pairwise").options, (std::vector<std::string>{"p", "eps", "keepdim"}));
+  EXPECT_EQ(loss_signature("similar").options, (std::vector<std::string>{"dim", "eps"}));
+  EXPECT_TRUE(at::allclose(loss_function("pairwise", x1, x2).tensor(), at::pairwise_distance(x1, x2)));
+  EXPECT_TRUE(at::allclose(loss_function("pairwise", x1, x2, {std::int64_t{1}, 1e-3, true}).tensor(),
+                           at::pairwise_distance(x1, x2, 1, 1e-3, true)));
+  Handle similar = loss("similar", {std::int64_t{0}});
+  EXPECT_THAT(describe_loss(similar, false).options, ElementsAre(Option("dim", std::int64_t{0})));
+  EXPECT_TRUE(at::allclose(tensor(loss(similar, tensor(x1), tensor(x2))), at::cosine_similarity(x1, x2, 0)));
+  EXPECT_EQ(ErrorOf([] { loss("pairwise", {2.0, 1e-6, false, kSum}); }),
+            "pairwise: 4 positional option(s) given, expecting at most 3");
+  EXPECT_EQ(ErrorOf([] { loss("similar", {}, {{"reduce", kSum}}); }), "similar: unrecognized option `reduce");
+}
+
+TEST_F(LossTest, BatchWeightsOfBceAndBceLogits) {
+  auto scope = Scope::Open();
+  const at::Tensor p = at::rand({4, 3}) * 0.8 + 0.1, logits = at::randn({4, 3}), y = at::rand({4, 3});
+  const at::Tensor w = at::rand({4, 1}), classwt = at::tensor({1.f, 2.f, 3.f});
+  // loss(l;yhat;y;w)
+  Handle bce = loss("bce");
+  EXPECT_TRUE(at::allclose(tensor(loss(bce, tensor(p), tensor(y), tensor(w))),
+                           F::binary_cross_entropy(p, y, F::BinaryCrossEntropyFuncOptions().weight(w))));
+  EXPECT_TRUE(at::allclose(tensor(loss(bce, tensor(p), tensor(y))), F::binary_cross_entropy(p, y)));
+  // bce(yhat;y;w;reduce)
+  EXPECT_TRUE(at::allclose(
+      loss_function("bce", {p, y, w}, {kSum}).tensor(),
+      F::binary_cross_entropy(p, y, F::BinaryCrossEntropyFuncOptions().weight(w).reduction(torch::kSum))));
+  // bcelogit2(yhat;y;w;classwt;reduce)
+  Handle logit = loss("bcelogits", {std::vector<double>{1, 2, 3}, kNone});
+  const at::Tensor expected = F::binary_cross_entropy_with_logits(
+      logits, y, F::BinaryCrossEntropyWithLogitsFuncOptions().weight(w).pos_weight(classwt).reduction(torch::kNone));
+  EXPECT_TRUE(at::allclose(tensor(loss(logit, tensor(logits), tensor(y), tensor(w))), expected));
+  EXPECT_TRUE(at::allclose(loss_function("bcelogits", {logits, y, w}, {std::vector<double>{1, 2, 3}, kNone}).tensor(),
+                           expected));
+  EXPECT_EQ(loss_signature("bce").most_inputs, 3u);
+  EXPECT_EQ(ErrorOf([&] { loss(bce, {p, y, w, w}); }), "loss: `bce expects 2 to 3 inputs, given 4");
+}
+
+// ktorch's 21 losses.
+const char* const kAllLosses[] = {"bce",         "bcelogits",  "ce",         "cosineloss", "ctc",    "hinge",
+                                  "huber",       "kl",         "l1",         "margin",     "mse",    "multilabel",
+                                  "multimargin", "multisoft",  "nll",        "pairwise",   "poissonloss",
+                                  "similar",     "smoothl1",   "softmargin", "triplet"};
+
+TEST_F(LossTest, EveryLossButTheDistancesEndsWithReduce) {
+  for (const std::string kind : kAllLosses) {
+    SCOPED_TRACE(kind);
+    const std::vector<std::string> options = loss_signature(kind).options;
+    if (kind == "pairwise" || kind == "similar") {
+      EXPECT_THAT(options, ::testing::Not(::testing::Contains("reduce")));
+    } else {
+      ASSERT_FALSE(options.empty());
+      EXPECT_EQ(options.back(), "reduce");
+      // Every option given by position, the defaults then `sum last.
+      auto scope = Scope::Open();
+      std::vector<nn::OptionValue> positional;
+      for (const auto& [name, value] : describe_loss(loss(kind)).options) positional.push_back(value);
+      positional.back() = kSum;
+      EXPECT_EQ(describe_loss(loss(kind, positional), false).options, (nn::NamedValues{{"reduce", kSum}}));
+    }
+  }
+  EXPECT_EQ(live_handles(), 0u);
+}
+
+TEST_F(LossTest, RecreatedFromItsDescription) {
+  // q)l:loss d`loss  -- from the dictionary `loss l` (or `model m`) returned
+  auto scope = Scope::Open();
+  const std::vector<std::pair<std::string, std::vector<nn::OptionValue>>> defined = {
+      {"ce", {std::vector<double>{1, 2}, std::int64_t{3}, 0.1, kSum}},
+      {"ctc", {std::int64_t{2}, true}},
+      {"triplet", {0.5, 1.0, 1e-5, true, kNone}},
+      {"pairwise", {1.0, 1e-3, true}},
+      {"mse", {}},
+  };
+  for (const auto& [kind, options] : defined) {
+    SCOPED_TRACE(kind);
+    Handle l = loss(kind, options);
+    for (bool all : {true, false}) {
+      Handle copy = loss(describe_loss(l, all));
+      EXPECT_EQ(describe_loss(copy).kind, kind);
+      EXPECT_EQ(describe_loss(copy).options, describe_loss(l).options);
+    }
+  }
+  EXPECT_EQ(ErrorOf([] { loss(LossDescription{"cee", {}}); }), "loss: unrecognized loss `cee");
 }
 
 TEST_F(LossTest, BadLossesChangeNothing) {

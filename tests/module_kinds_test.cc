@@ -5,50 +5,25 @@
 // the same output. Bad options fail when the module is made, naming the kind, and leave no
 // handle behind.
 #include <cmath>
-#include <functional>
-#include <map>
-#include <ostream>
 
 #include "api/module.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/module_case.h"
 
 namespace kscope {
 namespace {
 
+using testing::BadCase;
+using testing::Def;
 using testing::ErrorOf;
+using testing::J;
+using testing::Js;
+using testing::KindCase;
 using testing::LeakCheckTest;
+using testing::Parms;
+using testing::Sym;
 using ::testing::HasSubstr;
-
-nn::OptionValue J(std::int64_t v) { return v; }
-nn::OptionValue Js(std::initializer_list<std::int64_t> v) { return std::vector<std::int64_t>(v); }
-nn::OptionValue Sym(const char* s) { return std::string(s); }
-
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, nn::NamedValues named = {}) {
-  return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
-}
-
-// The module's parameters by name (host copies).
-using Parms = std::map<std::string, at::Tensor>;
-
-// One row: a definition, its input, and what libtorch computes for it.
-struct KindCase {
-  std::string label;  // the gtest name
-  ModuleDefinition definition;
-  std::vector<std::int64_t> shape;  // of the input: Spread values, or indices below `indices`
-  std::function<at::Tensor(const Parms&, const at::Tensor&)> expected;
-  bool eval = false;          // run outside training (modules with randomness)
-  std::int64_t indices = 0;   // > 0: the input is long indices in [0, indices)
-};
-
-void PrintTo(const KindCase& c, std::ostream* out) { *out << c.label; }
-
-// A float tensor of the given shape holding -8 to 8 evenly spaced, in random order: past the
-// bounds of relu6, hardtanh, softplus and the like whatever the draw.
-at::Tensor Spread(const std::vector<std::int64_t>& shape) {
-  const std::int64_t n = c10::multiply_integers(shape);
-  return at::linspace(-8, 8, n).index_select(0, at::randperm(n)).reshape(shape);
-}
 
 // (x - mean) / sqrt(biased variance + eps) over `dims, as batch, instance, group and layer
 // normalization compute it.
@@ -254,78 +229,16 @@ std::vector<KindCase> AllCases() {
   return all;
 }
 
-// describe's rows compared field by field.
-void ExpectSameRows(const std::vector<ModuleRow>& a, const std::vector<ModuleRow>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].depth, b[i].depth);
-    EXPECT_EQ(a[i].kind, b[i].kind);
-    EXPECT_EQ(a[i].name, b[i].name);
-    EXPECT_TRUE(a[i].options == b[i].options) << "options of " << a[i].kind << " differ";
-  }
-}
-
 class ModuleKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<KindCase> {};
 
-TEST_P(ModuleKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) {
-  const KindCase& c = GetParam();
-  auto scope = Scope::Open();
-  constexpr std::uint64_t kSeed = 7;
-  seed(kSeed);
-  Handle q = module(c.definition);
-  // Remade from the query (named options), standalone and as a sequential's only child, with the
-  // same seed so the parameters start out the same.
-  const std::vector<ModuleRow> rows = describe(q);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].kind, c.definition.kind);
-  const ModuleDefinition again{rows[0].kind, rows[0].name, {}, rows[0].options, {}};
-  seed(kSeed);
-  Handle r = module(again);
-  ExpectSameRows(describe(r), rows);
-  ExpectSameRows(describe(r, false), describe(q, false));
-  ModuleDefinition wrapped = Def("sequential");
-  wrapped.children = {again};
-  seed(kSeed);
-  Handle s = module(wrapped);
-  Parms parms;
-  for (const std::string& name : parmnames(q)) {
-    parms[name] = tensor(parm(q, name));
-    EXPECT_TRUE(at::equal(tensor(parm(r, name)), parms[name])) << name;
-    EXPECT_TRUE(at::equal(tensor(parm(s, "0." + name)), parms[name])) << name;
-  }
-  if (c.eval) {
-    for (Handle m : {q, r, s}) training(m, false);
-  }
-  const at::Tensor x = c.indices > 0 ? at::randint(c.indices, c.shape) : Spread(c.shape);
-  const at::Tensor expected = c.expected(parms, x);
-  // Each forward gets its own copy: some kinds work in place.
-  const at::Tensor y = forward(q, x.clone()).tensor();
-  EXPECT_TRUE(at::allclose(y, expected, 1e-4, 1e-5)) << "forward:\n" << y << "\nexpected:\n" << expected;
-  EXPECT_TRUE(at::allclose(forward(r, x.clone()).tensor(), y, 1e-5, 1e-6));
-  EXPECT_TRUE(at::allclose(forward(s, x.clone()).tensor(), y, 1e-5, 1e-6));
-}
+TEST_P(ModuleKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) { ExpectMatchesLibtorchAndRoundTrips(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, ModuleKindsTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<KindCase>& info) { return info.param.label; });
 
-// A definition that fails when made, with kscope's message naming the kind.
-struct BadCase {
-  std::string label;
-  ModuleDefinition definition;
-  std::string error;
-};
-
-void PrintTo(const BadCase& c, std::ostream* out) { *out << c.label; }
-
 class BadModuleKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<BadCase> {};
 
-TEST_P(BadModuleKindsTest, FailsWhenMadeNamingTheKind) {
-  const BadCase& c = GetParam();
-  const std::size_t before = live_handles();
-  EXPECT_THROW(module(c.definition), Error);
-  EXPECT_EQ(ErrorOf([&] { module(c.definition); }), c.error);
-  EXPECT_EQ(live_handles(), before);
-}
+TEST_P(BadModuleKindsTest, FailsWhenMadeNamingTheKind) { ExpectFailsNamingTheKind(GetParam()); }
 
 std::vector<BadCase> BadCases() {
   return {

@@ -129,5 +129,78 @@ TEST_F(ModuleSeedTest, ThreeInputLosses) {
   Call("free", List({l.share(), x1.share(), x2.share(), y.share()}));
 }
 
+TEST_F(ModuleSeedTest, AlloptionsSettingPicksNonDefaultOptions) {
+  KRef q = Call("module", "(`linear;4;2)");
+  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`;`in`out`bias!(4;2;1b))");
+  Call("setting", "(`alloptions;0b)");
+  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`;`in`out!4 2)");
+  EXPECT_EQ(S1(Call("module", List({q.share(), Q("1b").release()}))),
+            "`module`name`options!(`linear;`;`in`out`bias!(4;2;1b))");
+  Call("setting", "(`alloptions;1b)");
+  Call("free", q);
+}
+
+TEST_F(ModuleSeedTest, ChildrenOfANestedLibtorchSubmoduleSeed000) {
+  // q)m:module`transformer   parmnames each c:children(m;`decoder.layers.0)   free c
+  KRef m = Call("module", "`transformer");
+  KRef c = Call("children", List({m.share(), Q("`decoder.layers.0").release()}));
+  ASSERT_EQ(c->t, kabi::kDictionary);
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(c.get())[0]))),
+            "`self_attn`multihead_attn`linear1`dropout`linear2`norm1`norm2`norm3`dropout1`dropout2`dropout3");
+  KRef values = KRef(kabi::r1(kabi::Items(c.get())[1]));
+  std::vector<std::string> names;
+  for (long long i = 0; i < values->n; ++i) {
+    names.push_back(S1(Call("parmnames", KRef(kabi::r1(kabi::Items(values.get())[i])))));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias",
+                                              "`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias",
+                                              "`weight`bias", "`symbol$()", "`weight`bias", "`weight`bias",
+                                              "`weight`bias", "`weight`bias", "`symbol$()", "`symbol$()",
+                                              "`symbol$()"}));
+  EXPECT_EQ(S1(Call("parmnames", List({m.share(), Q("`decoder.layers.0.linear1").release()}))), "`weight`bias");
+  EXPECT_THAT(Error("children", List({m.share(), Q("`decoder.nope").release()})),
+              HasSubstr("children: no child module `decoder.nope in transformer module"));
+  Call("free", c);
+  Call("free", m);
+}
+
+TEST_F(ModuleSeedTest, ContainersAndExtensionThroughQ) {
+  // q)q:module seq(`fork; (`linear;4;2); `relu)   forward(q;x) -> (linear x; relu x)
+  KRef q = Call("module", "(`fork;enlist(`linear;4;2);enlist`relu)");
+  EXPECT_EQ(S1(Call("childnames", q)), "`qa`qb");
+  KRef v = Call("forward", List({q.share(), Q("1 -1 2 -2e").release()}));
+  ASSERT_EQ(v->t, kabi::kMixed);
+  ASSERT_EQ(v->n, 2);
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(v.get())[1]))), "1 0 2 0e");
+  EXPECT_EQ(kabi::Items(v.get())[0]->n, 2);
+  // module(q;depth;defn) and module(q;child) (the child pointer is consumed)
+  KRef s = Call("module", "`sequential");
+  Call("module", List({s.share(), Q("(`seqnest;`block)").release()}));
+  Call("module", List({s.share(), Q("2").release(), Q("(`linear;`a;4;3)").release()}));
+  KRef r = Call("module", "`relu");
+  Call("module", List({s.share(), Q("2").release(), r.share()}));
+  EXPECT_THAT(Error("class", r), HasSubstr("stale pointer"));
+  EXPECT_EQ(S1(Call("parmnames", s)), "`block.a.weight`block.a.bias");
+  EXPECT_THAT(Error("module", List({s.share(), Q("5").release(), Q("`relu").release()})),
+              HasSubstr("module: no container at depth 5"));
+  Call("free", q);
+  Call("free", s);
+}
+
+TEST_F(ModuleSeedTest, CallbackRunsQAndFreesItsPointers) {
+  // q)m:module enlist(`callback;`cb;"{[m;x]mul(x;2)}")   forward(m;1 2 3e) -> 2 4 6e
+  const char* kFn = "{[m;x]mul(x;2)}";
+  khost::Define(kFn, [this](const std::vector<kabi::K>& args) {
+    return Call("mul", List({kabi::r1(args[1]), Q("2e").release()})).release();
+  });
+  KRef m = Call("module", "enlist(`callback;`cb;\"{[m;x]mul(x;2)}\")");
+  KRef query = Call("module", m);
+  EXPECT_THAT(S1(query), HasSubstr("{[m;x]mul(x;2)}"));
+  EXPECT_EQ(S1(Call("forward", List({m.share(), Q("1 2 3e").release()}))), "2 4 6e");
+  khost::Undefine(kFn);
+  EXPECT_THAT(Error("forward", List({m.share(), Q("1 2 3e").release()})), HasSubstr("callback: `{[m;x]mul(x;2)} failed"));
+  Call("free", m);
+}
+
 }  // namespace
 }  // namespace kscope::testing

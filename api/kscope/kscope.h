@@ -8,7 +8,11 @@
 //     (api/obj_table.h) to print obj rows;
 //   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
 //     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
-//   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt);
+//   - functional forms of layers (api/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
+//   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
+//     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv);
+//   - module buffers, submodules, freezing and parameter copies (api/module_parameters.h), and
+//     module state, recreation and clone (api/module_state.h);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -24,14 +28,19 @@
 #define KSCOPE_KSCOPE_H_
 
 #include "api/autograd.h"
+#include "api/clip.h"
 #include "api/container.h"
+#include "api/functional.h"
 #include "api/info.h"
 #include "api/loss.h"
 #include "api/math.h"
 #include "api/module.h"
+#include "api/module_parameters.h"
+#include "api/module_state.h"
 #include "api/obj_table.h"
 #include "api/operand.h"
 #include "api/optimizer.h"
+#include "api/optimizer_state.h"
 #include "api/pointer.h"
 #include "api/shape.h"
 #include "api/tensor.h"

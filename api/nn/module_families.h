@@ -28,10 +28,22 @@ namespace kscope::nn {
 // The families: each returns its kinds, module_kinds.cc joins them into one table.
 std::vector<ModuleKind> ActivationKinds();  // relu .. mish, softmax softmin logsoftmax
 std::vector<ModuleKind> DropoutKinds();     // drop drop2d drop3d adrop fadrop
-std::vector<ModuleKind> ConvKinds();        // conv1d conv2d conv3d
-std::vector<ModuleKind> PoolKinds();        // maxpool, avgpool, adaptavg, adaptmax (1d 2d 3d)
-std::vector<ModuleKind> NormKinds();        // batchnorm, instancenorm (1d 2d 3d), groupnorm layernorm
-std::vector<ModuleKind> EmbedKinds();       // embed
+std::vector<ModuleKind> ConvKinds();        // conv1d conv2d conv3d convtranspose1d-3d
+std::vector<ModuleKind> PoolKinds();        // maxpool avgpool adaptavg adaptmax (1d 2d 3d) fmaxpool lppool
+std::vector<ModuleKind> NormKinds();        // batchnorm instancenorm (1d 2d 3d) groupnorm layernorm localnorm crossmap2d
+std::vector<ModuleKind> EmbedKinds();       // embed embedbag
+std::vector<ModuleKind> ResampleKinds();    // upsample interpolate fold unfold
+std::vector<ModuleKind> DistanceKinds();    // normalize pairwise similar bilinear
+std::vector<ModuleKind> PaddingKinds();     // pad1d pad2d pad3d reflect1d reflect2d replicate1d-3d zeropad2d
+std::vector<ModuleKind> RecurrentKinds();   // rnn gru lstm
+std::vector<ModuleKind> TransformerKinds(); // attention transformer encoderlayer decoderlayer encoder decoder
+std::vector<ModuleKind> ContainerKinds();   // seqnest seqlist seqdict seqjoin fork residual recur ...
+ModuleKind CallbackKind();                  // callback (api/callback.h)
+// The k-api layers (not PyTorch modules; ktorch's docs/kmodules.rst):
+std::vector<ModuleKind> KShapeKinds();      // cat mul matmul expand reshape permute transpose squeeze ...
+std::vector<ModuleKind> KTransformKinds();  // onehot pad randomcrop randomflip zscore droppath
+std::vector<ModuleKind> KEmbedKinds();      // embedpos embedseq
+std::vector<ModuleKind> SelfAttentionKinds();  // selfattention
 
 // A leaf kind whose libtorch class is Impl, made by `make`, whose forward takes `Inputs`
 // tensors; libtorch modules derive virtually from torch::nn::Module, so Impl is reached with

@@ -13,6 +13,16 @@ const ModuleKind* KindTable::Find(absl::string_view name) const {
   return it == index_.end() ? nullptr : it->second;
 }
 
+const ModuleKind& OpaqueKind() {
+  static const ModuleKind* const kind = new ModuleKind{
+      "libtorch", {}, nullptr,
+      [](torch::nn::Module& m, const std::vector<at::Tensor>&) -> ModuleOutput {
+        Fail("forward: %s has no kscope definition, it runs only inside its parent", m.name());
+      },
+      0, 8, nullptr, nullptr};
+  return *kind;
+}
+
 const at::Tensor& SingleOutput(const char* fn, const ModuleOutput& out) {
   if (const auto* t = std::get_if<at::Tensor>(&out)) return *t;
   Fail("%s: expected a single tensor result, the forward returned %d tensors", fn,

@@ -68,6 +68,10 @@ class KindTable {
   absl::flat_hash_map<std::string, const ModuleKind*> index_;
 };
 
+// The kind of a submodule that libtorch made on its own (the layers inside a transformer):
+// named `libtorch, no options, and a forward that fails (it has no kscope definition).
+const ModuleKind& OpaqueKind();
+
 // The kind named `name` among modules (nullptr if none).
 const ModuleKind* FindModuleKind(absl::string_view name);
 // The kind named `name` among losses (nullptr if none).

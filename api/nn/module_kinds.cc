@@ -22,7 +22,8 @@ ModuleKind Sequential() {
       1, 1, nullptr,
       [](Module& parent, const std::string& name, const ModuleKind& kind, const std::shared_ptr<Module>& child) {
         if (!kind.any) {
-          Fail("sequential: unable to add a %s, its forward method cannot be type-erased", kind.name);
+          // ktorch's text: libtorch's sequential cannot hold a module with a templated forward.
+          Fail("%s: unable to create type-erased module, forward method uses template", kind.name);
         }
         auto& sequence = dynamic_cast<Impl&>(parent);
         const std::string used = name.empty() ? std::to_string(sequence.size()) : name;
@@ -34,6 +35,7 @@ ModuleKind Sequential() {
 std::vector<ModuleKind> Kinds() {
   std::vector<ModuleKind> kinds;
   kinds.push_back(Sequential());
+  kinds.push_back(CallbackKind());
   kinds.push_back(Plain<torch::nn::IdentityImpl>("identity"));
   kinds.push_back(Leaf<torch::nn::LinearImpl>(
       "linear",
@@ -44,7 +46,7 @@ std::vector<ModuleKind> Kinds() {
       [](const OptionSet& o) {
         return torch::nn::FlattenOptions().start_dim(o.Long("start")).end_dim(o.Long("end"));
       }));
-  for (auto family : {ActivationKinds, DropoutKinds, ConvKinds, PoolKinds, NormKinds, EmbedKinds}) {
+  for (auto family : {ContainerKinds, ActivationKinds, DropoutKinds, ConvKinds, PoolKinds, NormKinds, EmbedKinds, RecurrentKinds, TransformerKinds, ResampleKinds, DistanceKinds, PaddingKinds, KShapeKinds, KTransformKinds, KEmbedKinds, SelfAttentionKinds}) {
     for (ModuleKind& k : family()) kinds.push_back(std::move(k));
   }
   return kinds;

@@ -1,6 +1,8 @@
 // The convolution family: conv1d conv2d conv3d with ktorch's options `in `out `size (required),
 // `stride 1, `pad 0 (or `same / `valid), `dilate 1, `groups 1, `bias 1b, `padmode `zeros
 // (ktorch-api.md §2.1); size, stride, pad and dilate are a long or one long per dimension.
+// convtranspose1d/2d/3d take `in `out `size (required), `stride 1, `pad 0, `outpad 0, `groups 1,
+// `bias 1b, `dilate 1, `padmode `zeros (the only mode libtorch's transposed convolutions run).
 #include <torch/nn/modules/conv.h>
 
 #include "api/nn/module_families.h"
@@ -54,11 +56,52 @@ ModuleKind Conv(std::string name) {
       });
 }
 
+template <std::size_t D, typename Impl>
+ModuleKind ConvTranspose(std::string name) {
+  return Leaf<Impl>(
+      std::move(name),
+      {Required("in", OptionType::kLong),
+       Required("out", OptionType::kLong),
+       Required("size", OptionType::kLongs),
+       {"stride", OptionType::kLongs, std::int64_t{1}},
+       {"pad", OptionType::kLongs, std::int64_t{0}},
+       {"outpad", OptionType::kLongs, std::int64_t{0}},
+       {"groups", OptionType::kLong, std::int64_t{1}},
+       {"bias", OptionType::kBool, true},
+       {"dilate", OptionType::kLongs, std::int64_t{1}},
+       {"padmode", OptionType::kSymbol, std::string("zeros")}},
+      [](const OptionSet& o) {
+        for (const char* positive : {"in", "out", "size", "stride", "dilate", "groups"}) AtLeast(o, positive, 1);
+        for (const char* natural : {"pad", "outpad"}) AtLeast(o, natural, 0);
+        const std::string& mode = o.Symbol("padmode");
+        Check(mode == "zeros", o, "unsupported padmode `%s, transposed convolutions only pad with zeros", mode);
+        const torch::ExpandingArray<D> stride = Expand<D>(o, "stride"), outpad = Expand<D>(o, "outpad"),
+                                       dilate = Expand<D>(o, "dilate");
+        for (std::size_t i = 0; i < D; ++i) {
+          Check((*outpad)[i] < (*stride)[i] || (*outpad)[i] < (*dilate)[i], o,
+                "option `outpad must be smaller than `stride or `dilate, given outpad %d, stride %d and dilate %d",
+                (*outpad)[i], (*stride)[i], (*dilate)[i]);
+        }
+        return torch::nn::ConvTransposeOptions<D>(o.Long("in"), o.Long("out"), Expand<D>(o, "size"))
+            .stride(stride)
+            .padding(Expand<D>(o, "pad"))
+            .output_padding(outpad)
+            .groups(o.Long("groups"))
+            .bias(o.Bool("bias"))
+            .dilation(dilate);
+      });
+}
+
 }  // namespace
 
 std::vector<ModuleKind> ConvKinds() {
-  return {Conv<1, torch::nn::Conv1dImpl>("conv1d"), Conv<2, torch::nn::Conv2dImpl>("conv2d"),
-          Conv<3, torch::nn::Conv3dImpl>("conv3d")};
+  namespace tnn = torch::nn;
+  return {Conv<1, tnn::Conv1dImpl>("conv1d"),
+          Conv<2, tnn::Conv2dImpl>("conv2d"),
+          Conv<3, tnn::Conv3dImpl>("conv3d"),
+          ConvTranspose<1, tnn::ConvTranspose1dImpl>("convtranspose1d"),
+          ConvTranspose<2, tnn::ConvTranspose2dImpl>("convtranspose2d"),
+          ConvTranspose<3, tnn::ConvTranspose3dImpl>("convtranspose3d")};
 }
 
 }  // namespace kscope::nn

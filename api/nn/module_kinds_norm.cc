@@ -1,7 +1,12 @@
 // The normalization family (ktorch-api.md §2.1): batchnorm1d/2d/3d (`in required, `eps 1e-5,
 // `momentum 0.1, `affine 1b, `track 1b), instancenorm1d/2d/3d (the same options, `affine and
-// `track 0b), groupnorm (`groups, `channels required, `eps 1e-5, `affine 1b) and layernorm
-// (`shape required, `eps 1e-5, `affine 1b).
+// `track 0b), groupnorm (`groups, `channels required, `eps 1e-5, `affine 1b), layernorm
+// (`shape required, `eps 1e-5, `affine 1b), and localnorm and crossmap2d, normalization across
+// the channels near each one (`size required, `alpha 1e-4, `beta 0.75, `k 1; crossmap2d's `k is
+// a long, as in libtorch). crossmap2d is libtorch's CrossMapLRN2d as ktorch runs it, including
+// its windows' off-by-one (channel 0 stays in the window of every later channel).
+#include <type_traits>
+
 #include <torch/nn/functional/instancenorm.h>  // instancenorm.h uses it without including it
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/instancenorm.h>
@@ -33,6 +38,24 @@ ModuleKind RunningNorm(std::string name, bool stats) {
                     });
 }
 
+// localnorm crossmap2d: a window of `size channels; `k is a K (double, or long for crossmap2d).
+template <typename Impl, typename K>
+ModuleKind AcrossChannels(std::string name) {
+  constexpr OptionType k_type = std::is_same_v<K, double> ? OptionType::kDouble : OptionType::kLong;
+  return Leaf<Impl>(std::move(name),
+                    {Required("size", OptionType::kLong),
+                     {"alpha", OptionType::kDouble, 1e-4},
+                     {"beta", OptionType::kDouble, 0.75},
+                     {"k", k_type, K{1}}},
+                    [](const OptionSet& o) {
+                      AtLeast(o, "size", 1);
+                      return decltype(Impl::options)(o.Long("size"))
+                          .alpha(o.Double("alpha"))
+                          .beta(o.Double("beta"))
+                          .k(std::get<K>(o.At("k")));
+                    });
+}
+
 }  // namespace
 
 std::vector<ModuleKind> NormKinds() {
@@ -61,6 +84,8 @@ std::vector<ModuleKind> NormKinds() {
         AtLeast(o, "shape", 0);
         return tnn::LayerNormOptions(o.Longs("shape")).eps(o.Double("eps")).elementwise_affine(o.Bool("affine"));
       }));
+  kinds.push_back(AcrossChannels<tnn::LocalResponseNormImpl, double>("localnorm"));
+  kinds.push_back(AcrossChannels<tnn::CrossMapLRN2dImpl, std::int64_t>("crossmap2d"));
   return kinds;
 }
 

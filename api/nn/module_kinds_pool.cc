@@ -1,8 +1,10 @@
 // The pooling family (ktorch-api.md §2.1): maxpool1d/2d/3d (`size required, `stride = size,
 // `pad 0, `dilate 1, `ceiling 0b), avgpool1d/2d/3d (`size, `stride = size, `pad 0, `ceiling 0b,
-// `countpad 1b, `divisor null), adaptavg1d/2d/3d and adaptmax1d/2d/3d (`size required). Sizes
-// are a long or one long per dimension. libtorch checks pooling windows only at forward; they
-// are checked here when the module is made.
+// `countpad 1b, `divisor null), adaptavg1d/2d/3d and adaptmax1d/2d/3d (`size required),
+// fmaxpool2d/3d (`size required, then the output's `outsize or its `ratio to the input) and
+// lppool1d/2d (`p and `size required, `stride = size, `ceiling 0b). Sizes are a long or one long
+// per dimension, ratios one double or one per dimension. libtorch checks pooling windows only at
+// forward; they are checked here when the module is made.
 #include <torch/nn/modules/pooling.h>
 
 #include "api/nn/module_families.h"
@@ -81,6 +83,51 @@ ModuleKind Adaptive(std::string name) {
   });
 }
 
+// fmaxpool: windows of `size at pseudo-random steps, giving an output of `outsize or `ratio
+// times the input (exactly one of them).
+template <std::size_t D, typename Impl>
+ModuleKind FractionalMaxPool(std::string name) {
+  return Leaf<Impl>(std::move(name),
+                    {Required("size", OptionType::kLongs),
+                     {"outsize", OptionType::kLongsOrNull, {}},
+                     {"ratio", OptionType::kDoublesOrNull, {}}},
+                    [](const OptionSet& o) {
+                      AtLeast(o, "size", 1);
+                      AtLeast(o, "outsize", 1);
+                      Check(o.IsNull("outsize") != o.IsNull("ratio"), o,
+                            "expecting one of options `outsize and `ratio, given %s",
+                            o.IsNull("outsize") ? "neither" : "both");
+                      torch::nn::FractionalMaxPoolOptions<D> options(Expand<D>(o, "size"));
+                      if (!o.IsNull("outsize")) return options.output_size(Expand<D>(o, "outsize"));
+                      const std::vector<double>& ratio = o.Doubles("ratio");
+                      Check(ratio.size() == 1 || ratio.size() == D, o, "option `ratio expects 1 or %d doubles, given %d",
+                            D, ratio.size());
+                      for (double r : ratio) {
+                        Check(r > 0 && r < 1, o, "option `ratio must be between 0 and 1 exclusive, given %g", r);
+                      }
+                      using Ratio = torch::ExpandingArray<D, double>;
+                      return options.output_ratio(ratio.size() == 1 ? Ratio(ratio[0]) : Ratio(ratio));
+                    });
+}
+
+// lppool: the `p-norm of each window of `size, stepping by `stride (null: the size).
+template <std::size_t D, typename Impl>
+ModuleKind PowerPool(std::string name) {
+  return Leaf<Impl>(std::move(name),
+                    {Required("p", OptionType::kDouble),
+                     Required("size", OptionType::kLongs),
+                     {"stride", OptionType::kLongsOrNull, {}},
+                     {"ceiling", OptionType::kBool, false}},
+                    [](const OptionSet& o) {
+                      Check(o.Double("p") > 0, o, "option `p must be positive, given %g", o.Double("p"));
+                      AtLeast(o, "size", 1);
+                      AtLeast(o, "stride", 1);
+                      return torch::nn::LPPoolOptions<D>(o.Double("p"), Expand<D>(o, "size"))
+                          .stride(Expand<D>(o, o.IsNull("stride") ? "size" : "stride"))
+                          .ceil_mode(o.Bool("ceiling"));
+                    });
+}
+
 }  // namespace
 
 std::vector<ModuleKind> PoolKinds() {
@@ -96,7 +143,11 @@ std::vector<ModuleKind> PoolKinds() {
           Adaptive<3, tnn::AdaptiveAvgPool3dImpl>("adaptavg3d"),
           Adaptive<1, tnn::AdaptiveMaxPool1dImpl>("adaptmax1d"),
           Adaptive<2, tnn::AdaptiveMaxPool2dImpl>("adaptmax2d"),
-          Adaptive<3, tnn::AdaptiveMaxPool3dImpl>("adaptmax3d")};
+          Adaptive<3, tnn::AdaptiveMaxPool3dImpl>("adaptmax3d"),
+          FractionalMaxPool<2, tnn::FractionalMaxPool2dImpl>("fmaxpool2d"),
+          FractionalMaxPool<3, tnn::FractionalMaxPool3dImpl>("fmaxpool3d"),
+          PowerPool<1, tnn::LPPool1dImpl>("lppool1d"),
+          PowerPool<2, tnn::LPPool2dImpl>("lppool2d")};
 }
 
 }  // namespace kscope::nn

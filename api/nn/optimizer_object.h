@@ -1,20 +1,28 @@
 // OptimizerObject — how the handle table holds an optimizer: the libtorch optimizer, and beside
-// it its kind, the ktorch options it was defined with (libtorch optimizers do not remember
-// ktorch's option names) and the modules whose parameters it optimizes.
+// it its kind, the ktorch options of each parameter group (libtorch optimizers do not remember
+// ktorch's option names) and where each optimized parameter came from.
 //
 // Ownership: each OptimizerObject holds one std::shared_ptr to the libtorch optimizer (what
 // `ref` counts) and shares the OptimizerSpec with the other wrappers of the same optimizer
-// (share(), for addref). The spec holds one extra std::shared_ptr to each optimized module, so
-// a module's `ref` is one higher while an optimizer over it lives, as in ktorch. Accessors do
-// not throw. Thread-compatible, like the libtorch optimizer: set_lr and step must not run
-// concurrently with anything else on the same optimizer.
+// (share(), for addref). The spec holds one std::shared_ptr to each module parameters were taken
+// from, however many of its parameters are optimized, so a module's `ref` is one higher while an
+// optimizer over it lives, as in ktorch. Loose tensors (a tensor, vector or dictionary given to
+// opt) are held in a libtorch ParameterDict made for them: ktorch's parmdict.
+//
+// Invariant: spec().groups and spec().origins have one entry per libtorch parameter group, and
+// origins[g] one entry per parameter of group g, in the same order. Accessors do not throw.
+// Add throws kscope::Error naming `opt` (or libtorch's c10::Error for option values) and
+// changes nothing when it throws. Thread-compatible, like the libtorch optimizer: Add, set_lr
+// and step must not run concurrently with anything else on the same optimizer.
 #ifndef KSCOPE_API_NN_OPTIMIZER_OBJECT_H_
 #define KSCOPE_API_NN_OPTIMIZER_OBJECT_H_
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
 #include "api/nn/module_object.h"
@@ -25,18 +33,41 @@
 
 namespace kscope::nn {
 
-// An optimizer's definition: its kind and options, and the modules it optimizes (each a
-// wrapper of its own, holding a reference to the libtorch module).
+// A module parameters were taken from: a module given to opt (with its definition), or the
+// parmdict made for loose tensors (no definition).
+struct ParameterHolder {
+  std::shared_ptr<torch::nn::Module> module;
+  std::shared_ptr<ModuleSpec> spec;  // null for a parmdict
+};
+
+// Where one optimized parameter came from: its holder (an index into OptimizerSpec::holders)
+// and its name there (`0.weight`, or a parmdict key).
+struct ParameterOrigin {
+  std::size_t holder;
+  std::string name;
+};
+
 struct OptimizerSpec {
   const OptimizerKind* kind;
-  OptionSet options;
-  std::vector<std::shared_ptr<ModuleObject>> modules;
+  OptionSet defaults;                                  // what a new group starts from
+  std::vector<OptionSet> groups;                       // each group's options
+  std::vector<std::vector<ParameterOrigin>> origins;   // each group's parameters
+  std::vector<ParameterHolder> holders;                // distinct modules
+};
+
+// The parameters one argument of opt gives: their holder and their names and tensors in it.
+struct ParameterBatch {
+  ParameterHolder holder;
+  std::vector<std::pair<std::string, at::Tensor>> parameters;
 };
 
 class OptimizerObject : public CompositeObject {
  public:
   OptimizerObject(std::shared_ptr<OptimizerSpec> spec, std::shared_ptr<torch::optim::Optimizer> optimizer)
       : spec_(std::move(spec)), optimizer_(std::move(optimizer)) {}
+  // A new optimizer of `kind` with one empty parameter group (libtorch's `opt`sgd`); libtorch
+  // checks the values of `defaults`.
+  static std::shared_ptr<OptimizerObject> Make(const OptimizerKind& kind, const OptionSet& defaults);
 
   ObjectClass object_class() const override { return ObjectClass::kOptimizer; }
   // The state buffers of every parameter, in parameter order (none before the first step).
@@ -44,7 +75,7 @@ class OptimizerObject : public CompositeObject {
   std::int64_t parameter_count() const override;
   const void* address() const override { return optimizer_.get(); }
   long use_count() const override { return optimizer_.use_count(); }
-  // libtorch's class and ktorch's options: "torch::optim::SGD(lr=0.01, momentum=0, ...)".
+  // libtorch's class and ktorch's options of the first group: "torch::optim::SGD(lr=0.01, ...)".
   std::string str() const override;
   std::shared_ptr<CompositeObject> share() const override;
   // Optimizers follow their module: moving one directly is an error, as in ktorch.
@@ -52,10 +83,17 @@ class OptimizerObject : public CompositeObject {
 
   const OptimizerSpec& spec() const { return *spec_; }
   torch::optim::Optimizer& optimizer() const { return *optimizer_; }
+  std::int64_t group_count() const { return static_cast<std::int64_t>(spec_->groups.size()); }
+  // The options of `group`, or the defaults for any other (the next group starts from them).
+  const OptionSet& group_options(std::int64_t group) const;
   // The parameters of every group, in order.
   std::vector<at::Tensor> parameters() const;
-  // Sets the learning rate of every group and of the defaults for groups added later, and
-  // records it in the spec's options.
+  // Adds `batch` to `group` (an existing group, or group_count() for a new one) and, when
+  // `options` is given, sets the group's options. Errors: "opt: group 4 invalid, cannot be
+  // greater than number of groups(3)", a non-leaf tensor, a parameter already optimized.
+  void Add(std::int64_t group, ParameterBatch batch, const OptionSet* options);
+  // Sets the learning rate of one group, or of every group and of the defaults.
+  void set_lr(std::int64_t group, double rate);
   void set_lr(double rate);
 
  private:

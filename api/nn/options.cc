@@ -44,11 +44,26 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
       if (!std::holds_alternative<std::string>(value) && !(null && type == OptionType::kSymbolOrNull)) return false;
       break;
     case OptionType::kDoublesOrNull:
+      if (j != nullptr) {
+        *out = std::vector<double>{static_cast<double>(*j)};
+        return true;
+      }
+      if (const auto* d = std::get_if<double>(&value)) {
+        *out = std::vector<double>{*d};
+        return true;
+      }
       if (const auto* longs = std::get_if<std::vector<std::int64_t>>(&value)) {
         *out = std::vector<double>(longs->begin(), longs->end());
         return true;
       }
       if (!null && !std::holds_alternative<std::vector<double>>(value)) return false;
+      break;
+    case OptionType::kSymbols:
+      if (const auto* symbol = std::get_if<std::string>(&value)) {
+        *out = std::vector<std::string>{*symbol};
+        return true;
+      }
+      if (!std::holds_alternative<std::vector<std::string>>(value)) return false;
       break;
     case OptionType::kLongs:
     case OptionType::kLongsOrNull:
@@ -88,6 +103,7 @@ const char* TypeName(OptionType type) {
     case OptionType::kDoublesOrNull: return "double list or null";
     case OptionType::kLongsOrNull: return "long(s) or null";
     case OptionType::kLongsOrSymbol: return "long(s) or symbol";
+    case OptionType::kSymbols: return "symbol(s)";
     case OptionType::kSymbolOrNull: return "symbol or null";
   }
   return "value";
@@ -134,6 +150,10 @@ bool OptionSet::Bool(const char* name) const { return std::get<bool>(At(name)); 
 std::int64_t OptionSet::Long(const char* name) const { return std::get<std::int64_t>(At(name)); }
 double OptionSet::Double(const char* name) const { return std::get<double>(At(name)); }
 const std::string& OptionSet::Symbol(const char* name) const { return std::get<std::string>(At(name)); }
+
+const std::vector<std::string>& OptionSet::Symbols(const char* name) const {
+  return std::get<std::vector<std::string>>(At(name));
+}
 const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
   return std::get<std::vector<std::int64_t>>(At(name));
 }

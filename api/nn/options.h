@@ -19,10 +19,10 @@
 
 namespace kscope::nn {
 
-// A null option (ktorch's `::`), a boolean, a long, a double, a symbol, a list of longs, or a
-// list of doubles (e.g. class weights).
+// A null option (ktorch's `::`), a boolean, a long, a double, a symbol (or text), a list of
+// longs, a list of doubles (e.g. class weights), or a list of symbols.
 using OptionValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, std::vector<double>>;
+                                 std::vector<std::int64_t>, std::vector<double>, std::vector<std::string>>;
 
 enum class OptionType {
   kBool,
@@ -32,10 +32,11 @@ enum class OptionType {
   kLongs,          // a long list; a single long is accepted as a 1-item list
   kLongOrNull,
   kDoubleOrNull,
-  kDoublesOrNull,  // a list of doubles (longs are widened), or null
+  kDoublesOrNull,  // a list of doubles (longs are widened; an atom is a 1-item list), or null
   kSymbolOrNull,
   kLongsOrNull,    // as kLongs, or null
   kLongsOrSymbol,  // as kLongs, or a symbol (e.g. a convolution's pad: `same, `valid)
+  kSymbols,        // a symbol list; a single symbol is accepted as a 1-item list
 };
 
 struct OptionSpec {
@@ -64,6 +65,7 @@ class OptionSet {
   const std::string& Symbol(const char* name) const;
   const std::vector<std::int64_t>& Longs(const char* name) const;
   const std::vector<double>& Doubles(const char* name) const;
+  const std::vector<std::string>& Symbols(const char* name) const;
 
   // The options in declaration order: all of them, or only those that differ from the default.
   NamedValues Values(bool all) const;

@@ -1,0 +1,76 @@
+// Module introspection beyond api/module.h: buffers, submodules at every depth and their kinds,
+// freezing parameters, and copying or averaging parameter values (ktorch's buffer buffers
+// buffernames names modules moduletypes parmtypes freeze unfreeze copyparms avgparms).
+//
+// Names are libtorch's dotted names (`0.weight`, `a.b`); submodules are those the module was
+// defined with (its ModuleSpec tree), depth first, q itself excluded. `child`, where a function
+// takes one, is such a dotted submodule name (empty: q itself).
+//
+// Ownership: every call that returns handles registers them, new, in the calling thread's
+// innermost scope; tensor, dictionary and module handles share q's tensors and submodules
+// (ktorch's addref semantics), except copyparms q, whose dictionary holds copies. Values given
+// (Operand: a handle or data) are copied in, never consumed.
+// Errors: kscope::Error naming the function ("buffer: no buffer `foo in batchnorm1d module",
+// "freeze: no parameter `x in sequential module", "names: no child module `c in sequential
+// module"); every argument is validated before anything changes, so a failed call leaves q, d
+// and every handle as they were. Thread-safety: any thread; a module must not be changed from
+// two threads at once.
+#ifndef KSCOPE_API_MODULE_PARAMETERS_H_
+#define KSCOPE_API_MODULE_PARAMETERS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/operand.h"
+#include "runtime/handle.h"
+
+namespace kscope {
+
+using NameKinds = std::vector<std::pair<std::string, std::string>>;  // name -> module kind
+
+// buffer(q;name): a new tensor handle sharing the buffer.
+Handle buffer(Handle q, const std::string& name);
+// buffer(q;name;value): copies value into the buffer (sizes must match).
+void buffer(Handle q, const std::string& name, const Operand& value);
+// buffers q / buffers(q;child): a new dictionary handle of the (child's) buffers, dotted names.
+Handle buffers(Handle q, const std::string& child = "");
+std::vector<std::string> buffernames(Handle q);
+
+// names q / names(q;child): the dotted names of every submodule (of child).
+std::vector<std::string> names(Handle q, const std::string& child = "");
+// modules q / modules(q;child): every submodule (of child) as a new module handle, by name.
+std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string& child = "");
+// moduletypes q / moduletypes(q;types): every submodule's kind, or only those of the kinds in
+// `types` (unknown kinds simply match nothing).
+NameKinds moduletypes(Handle q, const std::vector<std::string>& types = {});
+// parmtypes q: each parameter's name -> the kind of the module defining it (its nearest
+// defined ancestor for parameters of a kind's internal submodules).
+NameKinds parmtypes(Handle q);
+
+// freeze q: every parameter stops requiring gradients; freeze(q;names): the named ones;
+// freeze(q;names;values) (and ktorch's freeze(q;dict)): copies the values in first (one per
+// name, sizes must match). unfreeze: the same, turning requires_grad back on.
+void freeze(Handle q);
+void freeze(Handle q, const std::vector<std::string>& names);
+void freeze(Handle q, const std::vector<std::string>& names, const std::vector<Operand>& values);
+void unfreeze(Handle q);
+void unfreeze(Handle q, const std::vector<std::string>& names);
+void unfreeze(Handle q, const std::vector<std::string>& names, const std::vector<Operand>& values);
+
+// copyparms q: a new dictionary handle of detached copies of every parameter.
+Handle copyparms(Handle q);
+// copyparms(q;d): copies each entry of dictionary d into q's parameter of that name; per key
+// of d, whether it was copied (false for a key that names no parameter or whose size differs).
+std::vector<std::pair<std::string, bool>> copyparms(Handle q, Handle d);
+// avgparms(q;d): folds q's parameters into the running average kept in dictionary d, whose key
+// `.n` holds the count of parameter sets averaged so far (a long scalar; none: 0). With count
+// 0, d takes copies of the parameters (keys added as needed); otherwise every parameter must
+// have an entry of its size in d, updated in place to d + (p - d) / (n + 1). Returns the new
+// count, also stored under `.n`.
+std::int64_t avgparms(Handle q, Handle d);
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_MODULE_PARAMETERS_H_

@@ -1,0 +1,66 @@
+// Adapters for clipping gradients: clip clipv.
+#include <cmath>
+
+#include "api/clip.h"
+#include "api/pointer.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// A number argument: a float, real, long, int or short atom.
+double NumberAt(const Args& a, std::size_t i) {
+  K x = a[i];
+  switch (x->t) {
+    case -kabi::kFloat: return x->f;
+    case -kabi::kReal: return x->e;
+    case -kabi::kLong: return static_cast<double>(x->j);
+    case -kabi::kInt: return x->i;
+    case -kabi::kShort: return x->h;
+    default: Fail("%s: arg[%d] expected number, given %s", a.fn(), i, KName(x));
+  }
+}
+
+// clip(p;maxnorm) | (p;maxnorm;normtype) | (p;maxnorm;groupflag) | (p;maxnorm;normtype;groupflag)
+// -> the previous norm; one per group with the group flag on an optimizer.
+K Clip(K x) {
+  return Guard([&] {
+    const Args a("clip", x);
+    if (a.size() < 2 || a.size() > 4) a.Unrecognized();
+    const bool flagged = a[a.size() - 1]->t == -kabi::kBoolean;
+    const std::size_t numbers = a.size() - (flagged ? 1 : 0);
+    if (numbers < 2 || numbers > 3 || (a.size() == 4 && !flagged)) a.Unrecognized();
+    const Handle h = a.PointerAt(0);
+    const double max_norm = NumberAt(a, 1);
+    const double norm_type = numbers == 3 ? NumberAt(a, 2) : 2.0;
+    if (flagged && a.BoolAt(a.size() - 1) && class_(h) == ObjectClass::kOptimizer) {
+      const std::vector<double> norms = clip_groups(h, max_norm, norm_type);
+      K v = kabi::ktn(kabi::kFloat, static_cast<long long>(norms.size()));
+      std::copy(norms.begin(), norms.end(), kabi::Floats(v));
+      return v;
+    }
+    return kabi::kf(clip(h, max_norm, norm_type));
+  });
+}
+
+// clipv(p;value) -> 0n
+K Clipv(K x) {
+  return Guard([&] {
+    const Args a("clipv", x);
+    if (a.size() != 2) a.Unrecognized();
+    clipv(a.PointerAt(0), NumberAt(a, 1));
+    return kabi::kf(kabi::kNullFloat);
+  });
+}
+
+}  // namespace
+
+std::vector<Export> ClipExports() { return {Unary("clip", Clip), Unary("clipv", Clipv)}; }
+
+}  // namespace kscope::q

@@ -1,0 +1,27 @@
+// Module state and descriptions between k and C++, as ktorch shows them: a dictionary
+// `module`name`options`parms`buffers for a single module, a table
+// `depth`module`name`options`parms`buffers for a container (parms and buffers: one dictionary
+// of name -> k array per module). `module q`'s form is the same without parms and buffers.
+//
+// Shared by `state` (q/state_fns.cc) and `module` (q/module_fns.cc), which recreates a module
+// from either form. Errors: kscope::Error naming `module`. K results are owned by the caller;
+// arguments are borrowed; nothing is allocated in k on the way in.
+#ifndef KSCOPE_Q_MODULE_STATE_H_
+#define KSCOPE_Q_MODULE_STATE_H_
+
+#include "api/module_state.h"
+#include "q/k_abi.h"
+#include "runtime/handle.h"
+
+namespace kscope::q {
+
+kabi::K KFromModuleState(const ModuleState& state);
+
+// Whether x has the shape of a description or state (a dictionary or a table).
+bool IsModuleTable(kabi::K x);
+// A new module from a description or state: with parms or buffers, the values are copied in.
+Handle ModuleFromK(kabi::K x);
+
+}  // namespace kscope::q
+
+#endif  // KSCOPE_Q_MODULE_STATE_H_

@@ -1,0 +1,44 @@
+// Adapters for object state: state (modules, losses, optimizers) and clone.
+#include "api/loss.h"
+#include "api/module_state.h"
+#include "api/pointer.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/definition.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "q/module_state.h"
+#include "q/optimizer_state.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// state p | state(p;flag): what module, loss or opt recreate the object from.
+K State(K x) {
+  return Guard([&] {
+    const Args a("state", x);
+    if (a.size() != 1 && a.size() != 2) a.Unrecognized();
+    const Handle p = a.PointerAt(0);
+    const bool all = a.size() == 2 ? a.BoolAt(1) : true;
+    switch (const ObjectClass c = class_(p)) {
+      case ObjectClass::kModule: return KFromModuleState(state(p, all));
+      case ObjectClass::kLoss: {
+        const LossDescription d = describe_loss(p, all);
+        return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+      }
+      case ObjectClass::kOptimizer: return KFromOptimizerState(p, all);
+      default: Fail("state: expected module, loss or optimizer, given %s", ClassName(c));
+    }
+  });
+}
+
+K Clone(K x) { return Guard([&] { return Pointer(clone(Args("clone", x).PointerAt(0))); }); }
+
+}  // namespace
+
+std::vector<Export> StateExports() { return {Unary("state", State), Unary("clone", Clone)}; }
+
+}  // namespace kscope::q
