@@ -92,9 +92,36 @@ ModuleDefinition Single(K x) {
   return d;
 }
 
+// Tensors by name: (`x;values), (`x`y;(values;values)) or `x`y!(values;values); nullopt-like
+// false when x has none of these shapes.
+bool NamedTensorsFromK(const char* fn, K x, nn::NamedTensors* out) {
+  K names = nullptr;
+  K values = nullptr;
+  if (x->t == kabi::kDictionary) {
+    names = kabi::DictKeys(x);
+    values = kabi::DictValues(x);
+  } else if (x->t == kabi::kMixed && x->n == 2) {
+    names = kabi::Items(x)[0];
+    values = kabi::Items(x)[1];
+  }
+  if (names == nullptr) return false;
+  if (names->t == -kabi::kSymbol) {
+    out->names = {SymbolText(names)};
+    out->tensors = {TensorFromK(fn, values)};
+    return true;
+  }
+  if (names->t != kabi::kSymbol || values->t != kabi::kMixed || values->n != names->n) return false;
+  for (long long i = 0; i < names->n; ++i) {
+    out->names.emplace_back(kabi::Symbols(names)[i]);
+    out->tensors.push_back(TensorFromK(fn, kabi::Items(values)[i]));
+  }
+  return true;
+}
+
 }  // namespace
 
 nn::OptionValue OptionFromK(const char* fn, K x) {
+  if (nn::NamedTensors named; NamedTensorsFromK(fn, x, &named)) return named;
   switch (x->t) {
     case -kabi::kBoolean: return x->g != 0;
     case -kabi::kLong: return static_cast<std::int64_t>(x->j);
@@ -123,6 +150,12 @@ K KFromOption(const nn::OptionValue& v) {
     case 4: return Symbol(std::get<std::string>(v));
     case 5: return KFromLongs(std::get<std::vector<std::int64_t>>(v));
     case 7: return Symbols(std::get<std::vector<std::string>>(v));
+    case 8: {
+      const auto& named = std::get<nn::NamedTensors>(v);
+      K values = kabi::ktn(kabi::kMixed, static_cast<long long>(named.tensors.size()));
+      for (std::size_t i = 0; i < named.tensors.size(); ++i) kabi::Items(values)[i] = KFromTensor(named.tensors[i]);
+      return kabi::xD(Symbols(named.names), values);
+    }
     default: {
       const auto& d = std::get<std::vector<double>>(v);
       K x = kabi::ktn(kabi::kFloat, static_cast<long long>(d.size()));
@@ -147,10 +180,12 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
   auto is_name = [&](K item) {
     return IsSymbol(item) && std::find(names.begin(), names.end(), SymbolText(item)) != names.end();
   };
+  // A name-value pair given as one item, as `amsgrad,1b makes it: (`amsgrad;1b).
+  auto is_pair = [&](K item) { return item->t == kabi::kMixed && item->n == 2 && is_name(kabi::Items(item)[0]); };
   long long i = from;
   for (; i < list->n; ++i) {
     K item = kabi::Items(list)[i];
-    if (is_name(item) || item->t == kabi::kDictionary) break;
+    if (is_name(item) || is_pair(item) || item->t == kabi::kDictionary) break;
     positional->push_back(OptionFromK(fn, item));
   }
   for (; i < list->n; ++i) {
@@ -162,6 +197,10 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
       }
       for (long long j = 0; j < keys->n; ++j) named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
       return;
+    }
+    if (is_pair(item)) {
+      named->emplace_back(SymbolText(kabi::Items(item)[0]), OptionFromK(fn, kabi::Items(item)[1]));
+      continue;
     }
     if (!IsSymbol(item) || i + 1 >= list->n) Fail("%s: expecting name-value pairs after the positional options", fn);
     named->emplace_back(SymbolText(item), OptionFromK(fn, kabi::Items(list)[++i]));

@@ -17,13 +17,15 @@
 namespace kscope::q {
 
 // An option value from k: a long/int/short atom, boolean, real/float, symbol, long list,
-// float list or `::`.
+// float list, symbol list, string (text, e.g. a callback's function), `::`, or tensors by name:
+// (`x;values), (`x`y;(values;values)) or `x`y!(values;values).
 nn::OptionValue OptionFromK(const char* fn, kabi::K x);
 kabi::K KFromOption(const nn::OptionValue& v);
 kabi::K KFromOptions(const nn::NamedValues& options);
 
-// Positional options then name-value pairs (a symbol naming one of `names` starts the pairs)
-// or a trailing dictionary, from items [from, n) of a general list.
+// Positional options then name-value pairs (a symbol naming one of `names` starts the pairs;
+// a pair may also be one item, (`name;value) as `name,value makes it) or a trailing
+// dictionary, from items [from, n) of a general list.
 void OptionsFromK(const char* fn, kabi::K list, long long from, const std::vector<std::string>& names,
                   std::vector<nn::OptionValue>* positional, nn::NamedValues* named);
 

@@ -1,7 +1,6 @@
 // Adapters for optimizers: opt step lr.
 #include <algorithm>
 
-#include "absl/cleanup/cleanup.h"
 #include "api/optimizer.h"
 #include "api/optimizer_state.h"
 #include "q/args.h"
@@ -54,30 +53,12 @@ std::size_t ParmsAt(const Args& a, std::size_t from, std::int64_t* group) {
   return a.size() > from && IsParms(a[from]) ? from : 0;
 }
 
-// A name-value pair given as one item, as `amsgrad,1b makes it: (`amsgrad;1b).
-bool IsPair(K item, const std::vector<std::string>& names) {
-  return item->t == kabi::kMixed && item->n == 2 && IsSymbol(kabi::Items(item)[0]) &&
-         std::find(names.begin(), names.end(), SymbolText(kabi::Items(item)[0])) != names.end();
-}
-
 // The options of `kind` in items [from, n) of x: positional, then name-value pairs (each pair
 // as two items or as one, ktorch's opt(`adamw;q;`amsgrad,1b)) or a dictionary.
 void Options(const std::string& kind, K x, std::size_t from, std::vector<nn::OptionValue>* positional,
              nn::NamedValues* named) {
   if (x->t != kabi::kMixed) return;
-  const std::vector<std::string> names = opt_options(kind);
-  K spread = kabi::ktn(kabi::kMixed, 0);
-  absl::Cleanup release = [&] { kabi::r0(spread); };
-  for (long long i = 0; i < x->n; ++i) {
-    K item = kabi::Items(x)[i];
-    if (i < static_cast<long long>(from) || !IsPair(item, names)) {
-      kabi::jk(&spread, kabi::r1(item));
-    } else {
-      kabi::jk(&spread, kabi::r1(kabi::Items(item)[0]));
-      kabi::jk(&spread, kabi::r1(kabi::Items(item)[1]));
-    }
-  }
-  OptionsFromK(kind.c_str(), spread, static_cast<long long>(from), names, positional, named);
+  OptionsFromK(kind.c_str(), x, static_cast<long long>(from), opt_options(kind), positional, named);
 }
 
 // opt o | opt(o;flag) | opt(o;[group;]params;opts..)

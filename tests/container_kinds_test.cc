@@ -1,6 +1,7 @@
 // ktorch's containers (api/nn/container_kinds.cc), callback modules (api/callback.h) and
 // extending a container (module(q;depth;defn), module(q;child)): each container's output is
 // checked against the same computation written with its children run one by one.
+#include "api/autograd.h"
 #include "api/callback.h"
 #include "api/math.h"
 #include "api/module.h"
@@ -149,6 +150,34 @@ TEST_F(ContainerKindsTest, ExtendAtDepthAndByConsumingAChildHandle) {
   EXPECT_THAT(ErrorOf([&] { module(d, Def("relu")); }), HasSubstr("module: tanh is not a container"));
   EXPECT_TRUE(HandleTable::Global().Contains(d));
   EXPECT_EQ(describe(q).size(), 4u);
+}
+
+TEST_F(ContainerKindsTest, CallbackAndParmdictHoldTheirParmsAndBuffers) {
+  auto scope = Scope::Open();
+  register_callback("scale", [](Handle m, absl::Span<const Handle> x) { return Handle(mul(x[0], parm(m, "w"))); });
+  ModuleDefinition d = Def("callback", {std::string("scale")});
+  const at::Tensor w = at::tensor({0.5, 2.5, 3.0}, at::kFloat);
+  d.named = {{"parms", nn::NamedTensors{{"w"}, {w}}}, {"buffers", nn::NamedTensors{{"n"}, {at::zeros({1})}}}};
+  Handle q = module(d);
+  EXPECT_THAT(parmnames(q), ElementsAre("w"));
+  EXPECT_EQ(tensorcount(q), 2);  // the parameter and the buffer
+  const at::Tensor x = at::ones({3});
+  EXPECT_TRUE(at::allclose(forward(q, x).tensor(), w));
+  // The definition keeps the values it was given; the parameter is the module's own copy.
+  EXPECT_TRUE(gradflag(parm(q, "w")));
+  parm(q, "w", at::ones({3}));
+  const std::vector<ModuleRow> rows = describe(q);
+  const auto& given = std::get<nn::NamedTensors>(rows[0].options[3].second);
+  EXPECT_TRUE(at::equal(given.tensors[0], w));
+  unregister_callback("scale");
+
+  ModuleDefinition pd = Def("parmdict");
+  pd.named = {{"parms", nn::NamedTensors{{"a", "b"}, {at::ones({2}), at::zeros({3})}}}};
+  Handle h = module(pd);
+  EXPECT_THAT(parmnames(h), ElementsAre("a", "b"));
+  EXPECT_THAT(ErrorOf([&] { module(h, Def("relu")); }), HasSubstr("module: parmdict is not a container"));
+  pd.named = {{"parms", nn::NamedTensors{{"a", "a"}, {at::ones({2}), at::zeros({3})}}}};
+  EXPECT_THAT(ErrorOf([&] { module(pd); }), HasSubstr("parmdict: parameter or buffer `a given twice"));
 }
 
 TEST_F(ContainerKindsTest, CallbackRunsARegisteredFunctionAndItsHandlesEndWithTheCall) {

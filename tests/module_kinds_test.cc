@@ -88,6 +88,7 @@ std::vector<KindCase> ActivationCases() {
        [](P, X x) { return x - at::log(at::exp(x).sum(1, true)); }},
       {"sigmoid", Def("sigmoid"), {4, 6}, [](P, X x) { return 1 / (1 + at::exp(-x)); }},
       {"tanh", Def("tanh"), {4, 6}, [](P, X x) { return at::tanh(x); }},
+      {"softmax2d", Def("softmax2d"), {2, 3, 4, 5}, [](P, X x) { return at::softmax(x, -3); }},
       {"gelu", Def("gelu"), {4, 6}, [](P, X x) { return x * (1 + at::erf(x / std::sqrt(2.0))) / 2; }},
       {"logsigmoid", Def("logsigmoid"), {4, 6}, [](P, X x) { return at::log(1 / (1 + at::exp(-x))); }},
       {"softsign", Def("softsign"), {4, 6}, [](P, X x) { return x / (1 + x.abs()); }},

@@ -187,6 +187,23 @@ TEST_F(ModuleSeedTest, ContainersAndExtensionThroughQ) {
   Call("free", s);
 }
 
+TEST_F(ModuleSeedTest, CallbackWithATrainableParameterSeed004) {
+  // q)m:module enlist (`callback;`cb;"{[m;x]parm(m;0N!`x)}"; (`parms;(`x;.5 2.5 3)))
+  // q)tensor x:parm(m;`x)   -> 0.5 2.5 3
+  const char* kFn = "{[m;x]parm(m;0N!`x)}";
+  khost::Define(kFn, [this](const std::vector<kabi::K>& args) {
+    return Call("parm", List({kabi::r1(args[0]), Q("`x").release()})).release();
+  });
+  KRef m = Call("module", "enlist(`callback;`cb;\"{[m;x]parm(m;0N!`x)}\";(`parms;(`x;.5 2.5 3)))");
+  EXPECT_EQ(S1(Call("parmnames", m)), ",`x");
+  KRef x = Call("parm", List({m.share(), Q("`x").release()}));
+  EXPECT_EQ(S1(Call("tensor", x)), "0.5 2.5 3");
+  EXPECT_EQ(S1(Call("forward", List({m.share(), Q("0 0 0f").release()}))), "0.5 2.5 3");
+  khost::Undefine(kFn);
+  Call("free", x);
+  Call("free", m);
+}
+
 TEST_F(ModuleSeedTest, CallbackRunsQAndFreesItsPointers) {
   // q)m:module enlist(`callback;`cb;"{[m;x]mul(x;2)}")   forward(m;1 2 3e) -> 2 4 6e
   const char* kFn = "{[m;x]mul(x;2)}";

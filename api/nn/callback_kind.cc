@@ -1,5 +1,6 @@
 // The `callback` module kind (api/callback.h): options `fn (the function's name or q text),
-// `in (the input types, `tensor each, 1 to 3 of them) and `out (`tensor or `vector). Its
+// `in (the input types, `tensor each, 1 to 3 of them), `out (`tensor or `vector), and `parms
+// and `buffers, tensors by name registered on the module (ktorch-api.md §2.1). Its
 // forward opens a scope, gives the function the module and its inputs as new handles, reads
 // the tensor(s) behind the handle it returns, and closes the scope, releasing every handle
 // made during the call.
@@ -15,7 +16,7 @@ namespace {
 
 class CallbackImpl : public torch::nn::Module {
  public:
-  explicit CallbackImpl(OptionSet options) : options_(std::move(options)) {}
+  explicit CallbackImpl(OptionSet options) : options_(std::move(options)) { RegisterNamedTensors(*this, options_); }
 
   ModuleOutput Run(const std::vector<at::Tensor>& x) {
     const std::string& fn = options_.Symbol("fn");
@@ -53,11 +54,12 @@ class CallbackImpl : public torch::nn::Module {
 }  // namespace
 
 ModuleKind CallbackKind() {
+  std::vector<OptionSpec> options{Required("fn", OptionType::kSymbol),
+                                  {"in", OptionType::kSymbols, std::vector<std::string>{"tensor"}},
+                                  {"out", OptionType::kSymbol, std::string("tensor")}};
+  for (OptionSpec& named : NamedTensorOptions()) options.push_back(std::move(named));
   return ModuleKind{
-      "callback",
-      {Required("fn", OptionType::kSymbol),
-       {"in", OptionType::kSymbols, std::vector<std::string>{"tensor"}},
-       {"out", OptionType::kSymbol, std::string("tensor")}},
+      "callback", std::move(options),
       [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
         for (const std::string& in : o.Symbols("in")) {
           Check(in == "tensor", o, "unrecognized input type `%s, expecting tensor", in);

@@ -16,6 +16,7 @@
 //                backcast in turn and the forecasts are summed
 //   moduledict   holders of modules without a forward of their own
 //   modulelist
+//   parmdict     a holder of parameters (and buffers), given as its `parms (`buffers) option
 #include "api/nn/k_container.h"
 #include "api/nn/module_families.h"
 #include "runtime/errors.h"
@@ -160,6 +161,8 @@ class NBeatsImpl : public KContainerImpl {
 class HolderImpl : public KContainerImpl {
  public:
   explicit HolderImpl(std::string kind) : KContainerImpl(std::move(kind), 0) {}
+  // parmdict: no children, the tensors of its `parms and `buffers options.
+  explicit HolderImpl(const OptionSet& o) : KContainerImpl(o.kind(), 0) { RegisterNamedTensors(*this, o); }
   ModuleOutput Run(const std::vector<at::Tensor>&) override {
     Fail("%s: no forward calculation, it holds modules for other uses", kind());
   }
@@ -208,6 +211,11 @@ std::vector<ModuleKind> ContainerKinds() {
   kinds.push_back(Optionless<NBeatsImpl>("nbeats", 1, 1));
   kinds.push_back(Optionless<HolderImpl>("moduledict", 0, 0, std::string("moduledict")));
   kinds.push_back(Optionless<HolderImpl>("modulelist", 0, 0, std::string("modulelist")));
+  ModuleKind parmdict = Container(
+      "parmdict", NamedTensorOptions(),
+      [](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<HolderImpl>(o); }, 0, 0);
+  parmdict.add_child = nullptr;  // tensors only
+  kinds.push_back(std::move(parmdict));
   return kinds;
 }
 

@@ -1,6 +1,8 @@
 // The option checks module_families.h declares for the module kind tables.
 #include "api/nn/module_families.h"
 
+#include "absl/container/flat_hash_set.h"
+
 namespace kscope::nn {
 
 void AtLeast(const OptionSet& o, const char* name, double least) {
@@ -19,6 +21,26 @@ const std::vector<std::int64_t>& Sized(const OptionSet& o, const char* name, std
     Fail("%s: option `%s expects 1 or %d longs, given %d", o.kind(), name, size, v.size());
   }
   return v;
+}
+
+std::vector<OptionSpec> NamedTensorOptions() {
+  return {{"parms", OptionType::kNamedTensors, NamedTensors{}}, {"buffers", OptionType::kNamedTensors, NamedTensors{}}};
+}
+
+void RegisterNamedTensors(torch::nn::Module& m, const OptionSet& o) {
+  const NamedTensors& parms = o.Tensors("parms");
+  const NamedTensors& buffers = o.Tensors("buffers");
+  absl::flat_hash_set<std::string> seen;
+  for (const auto* named : {&parms, &buffers}) {
+    for (const std::string& name : named->names) {
+      Check(!name.empty() && name.find('.') == std::string::npos, o, "invalid parameter or buffer name `%s", name);
+      Check(seen.insert(name).second, o, "parameter or buffer `%s given twice", name);
+    }
+  }
+  for (std::size_t i = 0; i < parms.names.size(); ++i) {
+    m.register_parameter(parms.names[i], parms.tensors[i].detach().clone().set_requires_grad(true));
+  }
+  for (std::size_t i = 0; i < buffers.names.size(); ++i) m.register_buffer(buffers.names[i], buffers.tensors[i].clone());
 }
 
 }  // namespace kscope::nn

@@ -78,6 +78,12 @@ ModuleKind Plain(std::string name) {
   });
 }
 
+// ktorch's `parms and `buffers options (tensors by name, none by default), and registering
+// them on a module: copies, so the definition keeps the values it was given; parameters
+// require gradients. Fails naming the kind for a repeated name.
+std::vector<OptionSpec> NamedTensorOptions();
+void RegisterNamedTensors(torch::nn::Module& m, const OptionSet& o);
+
 // An option that must be given.
 inline OptionSpec Required(const char* name, OptionType type) { return {name, type, {}, true}; }
 // ktorch's `inplace` flag, off by default.

@@ -39,6 +39,7 @@ std::vector<ModuleKind> ActivationKinds() {
   kinds.push_back(Plain<tnn::GELUImpl>("gelu"));
   kinds.push_back(Plain<tnn::SiLUImpl>("silu"));
   kinds.push_back(Plain<tnn::MishImpl>("mish"));
+  kinds.push_back(Plain<tnn::Softmax2dImpl>("softmax2d"));
   kinds.push_back(Plain<tnn::LogSigmoidImpl>("logsigmoid"));
   kinds.push_back(Plain<tnn::SoftsignImpl>("softsign"));
   kinds.push_back(Plain<tnn::TanhshrinkImpl>("tanhshrink"));

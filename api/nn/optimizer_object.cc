@@ -1,42 +1,15 @@
 #include "api/nn/optimizer_object.h"
 
-#include <sstream>
-#include <type_traits>
 #include <typeinfo>
-#include <variant>
 
 #include <c10/util/Type.h>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "runtime/errors.h"
 
 namespace kscope::nn {
 namespace {
-
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
-// An option value as libtorch's printouts show one: true/false, numbers, [a, b], None.
-void Print(std::ostream& out, const OptionValue& value) {
-  std::visit(
-      [&out](const auto& v) {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          out << "None";
-        } else if constexpr (std::is_same_v<T, bool>) {
-          out << (v ? "true" : "false");
-        } else if constexpr (IsVector<T>::value) {
-          out << '[';
-          for (std::size_t i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v[i];
-          out << ']';
-        } else {
-          out << v;
-        }
-      },
-      value);
-}
 
 // `options` (of `kind`) with the learning rate `rate`.
 OptionSet WithLr(const OptimizerKind& kind, const OptionSet& options, double rate) {
@@ -95,15 +68,7 @@ std::int64_t OptimizerObject::parameter_count() const {
 
 std::string OptimizerObject::str() const {
   const torch::optim::Optimizer& optimizer = *optimizer_;
-  std::ostringstream out;
-  out << c10::demangle(typeid(optimizer).name()) << '(';
-  const NamedValues values = spec_->groups.front().Values(true);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    out << (i ? ", " : "") << values[i].first << '=';
-    Print(out, values[i].second);
-  }
-  out << ')';
-  return out.str();
+  return absl::StrCat(c10::demangle(typeid(optimizer).name()), "(", OptionsText(spec_->groups.front().Values(true)), ")");
 }
 
 void OptimizerObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) {

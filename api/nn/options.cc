@@ -1,5 +1,10 @@
 #include "api/nn/options.h"
 
+#include <ATen/ops/equal.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "runtime/errors.h"
 
 namespace kscope::nn {
@@ -13,7 +18,9 @@ const char* ValueName(const OptionValue& v) {
     case 3: return "double";
     case 4: return "symbol";
     case 5: return "long list";
-    default: return "double list";
+    case 6: return "double list";
+    case 7: return "symbol list";
+    default: return "tensors by name";
   }
 }
 
@@ -57,6 +64,13 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
         return true;
       }
       if (!null && !std::holds_alternative<std::vector<double>>(value)) return false;
+      break;
+    case OptionType::kNamedTensors:
+      if (null) {
+        *out = NamedTensors{};
+        return true;
+      }
+      if (!std::holds_alternative<NamedTensors>(value)) return false;
       break;
     case OptionType::kSymbols:
       if (const auto* symbol = std::get_if<std::string>(&value)) {
@@ -104,6 +118,7 @@ const char* TypeName(OptionType type) {
     case OptionType::kLongsOrNull: return "long(s) or null";
     case OptionType::kLongsOrSymbol: return "long(s) or symbol";
     case OptionType::kSymbols: return "symbol(s)";
+    case OptionType::kNamedTensors: return "tensors by name";
     case OptionType::kSymbolOrNull: return "symbol or null";
   }
   return "value";
@@ -153,6 +168,45 @@ const std::string& OptionSet::Symbol(const char* name) const { return std::get<s
 
 const std::vector<std::string>& OptionSet::Symbols(const char* name) const {
   return std::get<std::vector<std::string>>(At(name));
+}
+
+const NamedTensors& OptionSet::Tensors(const char* name) const { return std::get<NamedTensors>(At(name)); }
+
+bool operator==(const NamedTensors& a, const NamedTensors& b) {
+  if (a.names != b.names || a.tensors.size() != b.tensors.size()) return false;
+  for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+    const at::Tensor& x = a.tensors[i];
+    const at::Tensor& y = b.tensors[i];
+    if (x.sizes() != y.sizes() || x.scalar_type() != y.scalar_type() || !at::equal(x.cpu(), y.cpu())) return false;
+  }
+  return true;
+}
+
+namespace {
+
+struct TextOf {
+  std::string operator()(std::monostate) const { return "None"; }
+  std::string operator()(bool b) const { return b ? "true" : "false"; }
+  std::string operator()(std::int64_t j) const { return absl::StrCat(j); }
+  std::string operator()(double f) const { return absl::StrFormat("%g", f); }
+  std::string operator()(const std::string& s) const { return s; }
+  std::string operator()(const NamedTensors& t) const { return absl::StrCat("[", absl::StrJoin(t.names, ", "), "]"); }
+  template <typename T>
+  std::string operator()(const std::vector<T>& items) const {
+    return absl::StrCat("[", absl::StrJoin(items, ", ", [this](std::string* out, const T& item) {
+      out->append((*this)(item));
+    }), "]");
+  }
+};
+
+}  // namespace
+
+std::string OptionText(const OptionValue& value) { return std::visit(TextOf{}, value); }
+
+std::string OptionsText(const NamedValues& values) {
+  return absl::StrJoin(values, ", ", [](std::string* out, const std::pair<std::string, OptionValue>& option) {
+    absl::StrAppend(out, option.first, "=", OptionText(option.second));
+  });
 }
 const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
   return std::get<std::vector<std::int64_t>>(At(name));

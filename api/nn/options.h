@@ -15,14 +15,25 @@
 #include <variant>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
+
 #include "absl/types/span.h"
 
 namespace kscope::nn {
 
+// Tensors by name (a callback's `parms and `buffers); equal when the names and the values are.
+struct NamedTensors {
+  std::vector<std::string> names;
+  std::vector<at::Tensor> tensors;
+};
+bool operator==(const NamedTensors& a, const NamedTensors& b);
+inline bool operator!=(const NamedTensors& a, const NamedTensors& b) { return !(a == b); }
+
 // A null option (ktorch's `::`), a boolean, a long, a double, a symbol (or text), a list of
-// longs, a list of doubles (e.g. class weights), or a list of symbols.
+// longs, a list of doubles (e.g. class weights), a list of symbols, or tensors by name.
 using OptionValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, std::vector<double>, std::vector<std::string>>;
+                                 std::vector<std::int64_t>, std::vector<double>, std::vector<std::string>,
+                                 NamedTensors>;
 
 enum class OptionType {
   kBool,
@@ -37,6 +48,7 @@ enum class OptionType {
   kLongsOrNull,    // as kLongs, or null
   kLongsOrSymbol,  // as kLongs, or a symbol (e.g. a convolution's pad: `same, `valid)
   kSymbols,        // a symbol list; a single symbol is accepted as a 1-item list
+  kNamedTensors,   // tensors by name; null is accepted as none
 };
 
 struct OptionSpec {
@@ -66,6 +78,7 @@ class OptionSet {
   const std::vector<std::int64_t>& Longs(const char* name) const;
   const std::vector<double>& Doubles(const char* name) const;
   const std::vector<std::string>& Symbols(const char* name) const;
+  const NamedTensors& Tensors(const char* name) const;
 
   // The options in declaration order: all of them, or only those that differ from the default.
   NamedValues Values(bool all) const;
@@ -81,6 +94,11 @@ class OptionSet {
 
 // The option names of a kind, in declaration order.
 std::vector<std::string> OptionNames(absl::Span<const OptionSpec> specs);
+
+// An option value as libtorch's printouts show one: true/false, numbers, names, [a, b], None.
+std::string OptionText(const OptionValue& value);
+// Options as `name=value, name=value`.
+std::string OptionsText(const NamedValues& values);
 
 // ktorch's name for an option type in messages: "boolean", "long", "double", "symbol", ...
 const char* TypeName(OptionType type);
