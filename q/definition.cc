@@ -165,6 +165,33 @@ K KFromOption(const nn::OptionValue& v) {
   }
 }
 
+nn::OptionValue OptionFromListAt(const char* fn, K values, long long j) {
+  switch (values->t) {
+    case kabi::kMixed: return OptionFromK(fn, kabi::Items(values)[j]);
+    case kabi::kBoolean: return kabi::Bytes(values)[j] != 0;
+    case kabi::kLong: return static_cast<std::int64_t>(kabi::Longs(values)[j]);
+    case kabi::kInt: return static_cast<std::int64_t>(kabi::Ints(values)[j]);
+    case kabi::kShort: return static_cast<std::int64_t>(kabi::Shorts(values)[j]);
+    case kabi::kFloat: return kabi::Floats(values)[j];
+    case kabi::kReal: return static_cast<double>(kabi::Reals(values)[j]);
+    case kabi::kSymbol: return std::string(kabi::Symbols(values)[j]);
+    default: Fail("%s: unable to use %s as option values", fn, KName(values));
+  }
+}
+
+K KFromLossDescription(const LossDescription& d) {
+  return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+}
+
+nn::NamedValues OptionsFromDictionary(const char* fn, K d) {
+  if (d->t != kabi::kDictionary) Fail("%s: `options expects a dictionary, given %s", fn, KName(d));
+  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
+  if (keys->t != kabi::kSymbol && keys->n > 0) Fail("%s: `options expects symbol keys, given %s", fn, KName(keys));
+  nn::NamedValues named;
+  for (long long j = 0; j < keys->n; ++j) named.emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
+  return named;
+}
+
 K KFromOptions(const nn::NamedValues& options) {
   std::vector<std::string> keys;
   K values = kabi::ktn(kabi::kMixed, static_cast<long long>(options.size()));

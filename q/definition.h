@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/loss.h"
 #include "api/module.h"
 #include "api/nn/options.h"
 #include "q/k_abi.h"
@@ -22,6 +23,13 @@ namespace kscope::q {
 nn::OptionValue OptionFromK(const char* fn, kabi::K x);
 kabi::K KFromOption(const nn::OptionValue& v);
 kabi::K KFromOptions(const nn::NamedValues& options);
+// Item j of a list of option values: a general list, or the simple list q (or CollapseAtoms)
+// made of it when every value is an atom of one type.
+nn::OptionValue OptionFromListAt(const char* fn, kabi::K values, long long j);
+// `loss l`'s dictionary `module`options.
+kabi::K KFromLossDescription(const LossDescription& d);
+// An options dictionary (name -> value, as KFromOptions makes it) back as named values.
+nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d);
 
 // Positional options then name-value pairs (a symbol naming one of `names` starts the pairs;
 // a pair may also be one item, (`name;value) as `name,value makes it) or a trailing

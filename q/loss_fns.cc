@@ -13,24 +13,13 @@
 #include "q/exports.h"
 #include "q/form_args.h"
 #include "q/guard.h"
+#include "q/settings.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
 namespace {
 
 using kabi::K;
-
-// Item j of a dictionary's values: a general list, or the simple list CollapseAtoms made of it.
-nn::OptionValue OptionAt(K values, long long j) {
-  switch (values->t) {
-    case kabi::kMixed: return OptionFromK("loss", kabi::Items(values)[j]);
-    case kabi::kSymbol: return std::string(kabi::Symbols(values)[j]);
-    case kabi::kBoolean: return kabi::Bytes(values)[j] != 0;
-    case kabi::kLong: return static_cast<std::int64_t>(kabi::Longs(values)[j]);
-    case kabi::kFloat: return kabi::Floats(values)[j];
-    default: Fail("loss: unable to use %s as option values", KName(values));
-  }
-}
 
 // `loss l`'s dictionary `module options, back as a description.
 LossDescription DescriptionFromK(K d) {
@@ -48,12 +37,7 @@ LossDescription DescriptionFromK(K d) {
       description.kind = SymbolText(value);
       has_kind = true;
     } else if (key == "options") {
-      if (value->t != kabi::kDictionary) Fail("loss: `options expects a dictionary, given %s", KName(value));
-      K names = kabi::DictKeys(value);
-      if (names->t != kabi::kSymbol && names->n > 0) Fail("loss: `options expects symbol keys, given %s", KName(names));
-      for (long long j = 0; j < names->n; ++j) {
-        description.options.emplace_back(kabi::Symbols(names)[j], OptionAt(kabi::DictValues(value), j));
-      }
+      description.options = OptionsFromDictionary("loss", value);
     } else {
       Fail("loss: unexpected key `%s in a loss dictionary, expecting `module`options", key);
     }
@@ -67,8 +51,8 @@ K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
     if (IsPointer(x) || (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean)) {
-      const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : true);
-      return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+      const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : AllOptions());
+      return KFromLossDescription(d);
     }
     if (x->t == kabi::kDictionary) return Pointer(loss(DescriptionFromK(x)));
     if (a.size() >= 3 && a.IsPointerAt(0)) {

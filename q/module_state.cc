@@ -72,28 +72,9 @@ K DictOf(const char* field, Cell c) {
   return item;
 }
 
-// Option j of an options dictionary's values, which q may have collapsed to a simple list.
-nn::OptionValue OptionAt(K values, long long j) {
-  switch (values->t) {
-    case kabi::kMixed: return OptionFromK(kFn, kabi::Items(values)[j]);
-    case kabi::kBoolean: return kabi::Bytes(values)[j] != 0;
-    case kabi::kLong: return static_cast<std::int64_t>(kabi::Longs(values)[j]);
-    case kabi::kInt: return static_cast<std::int64_t>(kabi::Ints(values)[j]);
-    case kabi::kShort: return static_cast<std::int64_t>(kabi::Shorts(values)[j]);
-    case kabi::kFloat: return kabi::Floats(values)[j];
-    case kabi::kReal: return static_cast<double>(kabi::Reals(values)[j]);
-    case kabi::kSymbol: return std::string(kabi::Symbols(values)[j]);
-    default: Fail("%s: unable to use %s as option values", kFn, KName(values));
-  }
-}
-
 nn::NamedValues OptionsOf(Cell c) {
-  nn::NamedValues named;
-  if (K d = DictOf("options", c)) {
-    K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
-    for (long long j = 0; j < keys->n; ++j) named.emplace_back(kabi::Symbols(keys)[j], OptionAt(values, j));
-  }
-  return named;
+  if (K d = DictOf("options", c)) return OptionsFromDictionary(kFn, d);
+  return {};
 }
 
 // parms or buffers: name -> array (a simple list of values: one scalar each).

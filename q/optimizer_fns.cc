@@ -8,6 +8,7 @@
 #include "q/definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/settings.h"
 #include "q/optimizer_state.h"
 #include "runtime/errors.h"
 
@@ -65,7 +66,7 @@ void Options(const std::string& kind, K x, std::size_t from, std::vector<nn::Opt
 K Edit(const Args& a, K x) {
   const Handle o = a.PointerAt(0);
   if (a.size() == 1 || (a.size() == 2 && a[1]->t == -kabi::kBoolean)) {
-    return KFromOptimizerDescription(describe_opt(o, a.size() == 2 ? a.BoolAt(1) : true), nullptr);
+    return KFromOptimizerDescription(describe_opt(o, a.size() == 2 ? a.BoolAt(1) : AllOptions()), nullptr);
   }
   std::int64_t group = 0;
   const std::size_t at = ParmsAt(a, 1, &group);

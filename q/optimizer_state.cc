@@ -24,45 +24,23 @@ K KFromBuffers(const OptimizerBuffers& buffers) {
   return kabi::xD(Symbols(names), values);
 }
 
-// Item i of a general list or of a simple vector, as an option value.
-nn::OptionValue OptionAt(K values, long long i) {
-  switch (values->t) {
-    case kabi::kMixed: return OptionFromK("opt", kabi::Items(values)[i]);
-    case kabi::kBoolean: return kabi::Bytes(values)[i] != 0;
-    case kabi::kLong: return static_cast<std::int64_t>(kabi::Longs(values)[i]);
-    case kabi::kInt: return static_cast<std::int64_t>(kabi::Ints(values)[i]);
-    case kabi::kFloat: return kabi::Floats(values)[i];
-    case kabi::kReal: return static_cast<double>(kabi::Reals(values)[i]);
-    case kabi::kSymbol: return std::string(kabi::Symbols(values)[i]);
-    default: Fail("opt: unexpected %s in optimizer options", KName(values));
-  }
-}
-
-nn::NamedValues OptionsOfDictionary(K d) {
-  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
-  if (keys->t != kabi::kSymbol) Fail("opt: optimizer options need symbol keys, given %s", KName(keys));
-  nn::NamedValues out;
-  for (long long j = 0; j < keys->n; ++j) out.emplace_back(kabi::Symbols(keys)[j], OptionAt(values, j));
-  return out;
-}
-
 // Options of each group: a general list of dictionaries, a table, or one dictionary.
 std::vector<nn::NamedValues> GroupOptionsFromK(K x) {
   std::vector<nn::NamedValues> groups;
   if (x->t == kabi::kDictionary) {
-    groups.push_back(OptionsOfDictionary(x));
+    groups.push_back(OptionsFromDictionary("opt", x));
   } else if (x->t == kabi::kMixed) {
     for (long long i = 0; i < x->n; ++i) {
       K d = kabi::Items(x)[i];
       if (d->t != kabi::kDictionary) Fail("opt: optimizer options expected dictionary per group, given %s", KName(d));
-      groups.push_back(OptionsOfDictionary(d));
+      groups.push_back(OptionsFromDictionary("opt", d));
     }
   } else if (x->t == kabi::kTable) {
     K columns = kabi::TableDict(x), names = kabi::DictKeys(columns), values = kabi::DictValues(columns);
     const long long rows = names->n ? kabi::Items(values)[0]->n : 0;
     for (long long r = 0; r < rows; ++r) {
       nn::NamedValues row;
-      for (long long c = 0; c < names->n; ++c) row.emplace_back(kabi::Symbols(names)[c], OptionAt(kabi::Items(values)[c], r));
+      for (long long c = 0; c < names->n; ++c) row.emplace_back(kabi::Symbols(names)[c], OptionFromListAt("opt", kabi::Items(values)[c], r));
       groups.push_back(std::move(row));
     }
   } else {

@@ -9,6 +9,7 @@
 #include "q/guard.h"
 #include "q/module_state.h"
 #include "q/optimizer_state.h"
+#include "q/settings.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -22,12 +23,12 @@ K State(K x) {
     const Args a("state", x);
     if (a.size() != 1 && a.size() != 2) a.Unrecognized();
     const Handle p = a.PointerAt(0);
-    const bool all = a.size() == 2 ? a.BoolAt(1) : true;
+    const bool all = a.size() == 2 ? a.BoolAt(1) : AllOptions();
     switch (const ObjectClass c = class_(p)) {
       case ObjectClass::kModule: return KFromModuleState(state(p, all));
       case ObjectClass::kLoss: {
         const LossDescription d = describe_loss(p, all);
-        return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+        return KFromLossDescription(d);
       }
       case ObjectClass::kOptimizer: return KFromOptimizerState(p, all);
       default: Fail("state: expected module, loss or optimizer, given %s", ClassName(c));
