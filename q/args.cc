@@ -79,4 +79,10 @@ Operand Args::InputAt(std::size_t i) const {
   return InputFromK(fn_, items_[i]);
 }
 
+PointerAndName PointerAndNameOf(const Args& a) {
+  if (a.size() == 1) return {a.PointerAt(0), ""};
+  if (a.size() != 2) a.Unrecognized();
+  return {a.PointerAt(0), a.SymbolAt(1)};
+}
+
 }  // namespace kscope::q

@@ -15,6 +15,14 @@
 
 namespace kscope::q {
 
+class Args;
+// f(p) / f(p;`name): the pointer, and the name or "" (a module and one of its submodules).
+struct PointerAndName {
+  Handle pointer;
+  std::string name;
+};
+PointerAndName PointerAndNameOf(const Args& a);
+
 class Args {
  public:
   Args(const char* fn, kabi::K x);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -72,6 +73,19 @@ K KFromLongs(const std::vector<std::int64_t>& v);
 K KFromPerElement(const PerElement<std::int64_t>& v);
 K KFromPerElement(const PerElement<std::string>& v);
 K KFromPerElement(const PerElement<std::vector<std::int64_t>>& v);
+
+// A dictionary of symbol keys and general-list values from (name, item) pairs, each item
+// encoded by `encode` (Pointer for handles, KFromTensor for tensors).
+template <typename Item, typename Encode>
+K KDictionary(const std::vector<std::pair<std::string, Item>>& items, Encode encode) {
+  std::vector<std::string> names;
+  K values = kabi::ktn(kabi::kMixed, static_cast<long long>(items.size()));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    names.push_back(items[i].first);
+    kabi::Items(values)[i] = encode(items[i].second);
+  }
+  return kabi::xD(Symbols(names), values);
+}
 
 }  // namespace kscope::q
 

@@ -93,22 +93,10 @@ K Nforward(K x) { return RunForward("nforward", ForwardMode::kNoGrad, x); }
 K Eforward(K x) { return RunForward("eforward", ForwardMode::kEval, x); }
 K Evaluate(K x) { return RunForward("evaluate", ForwardMode::kEvaluate, x); }
 
-// The module and the optional submodule path of f(q) / f(q;`child).
-struct Target {
-  Handle q;
-  std::string child;
-};
-Target TargetOf(const char* fn, K x) {
-  if (IsPointer(x)) return {HandleOf(x), ""};
-  const Args a(fn, x);
-  if (a.size() != 2) a.Unrecognized();
-  return {a.PointerAt(0), a.SymbolAt(1)};
-}
-
 K Parmnames(K x) {
   return Guard([&] {
-    const Target t = TargetOf("parmnames", x);
-    return Symbols(parmnames(t.q, t.child));
+    const auto [q, child] = PointerAndNameOf(Args("parmnames", x));
+    return Symbols(parmnames(q, child));
   });
 }
 
@@ -127,15 +115,15 @@ K Parm(K x) {
 
 K Parms(K x) {
   return Guard([&] {
-    const Target t = TargetOf("parms", x);
-    return Pointer(parms(t.q, t.child));
+    const auto [q, child] = PointerAndNameOf(Args("parms", x));
+    return Pointer(parms(q, child));
   });
 }
 
 K Childnames(K x) {
   return Guard([&] {
-    const Target t = TargetOf("childnames", x);
-    return Symbols(childnames(t.q, t.child));
+    const auto [q, child] = PointerAndNameOf(Args("childnames", x));
+    return Symbols(childnames(q, child));
   });
 }
 
@@ -157,15 +145,8 @@ K Child(K x) {
 // children q | children(q;`child) -> a dictionary name -> new module pointers
 K Children(K x) {
   return Guard([&] {
-    const Target t = TargetOf("children", x);
-    const std::vector<std::pair<std::string, Handle>> found = children(t.q, t.child);
-    std::vector<std::string> names;
-    K pointers = kabi::ktn(kabi::kMixed, static_cast<long long>(found.size()));
-    for (std::size_t i = 0; i < found.size(); ++i) {
-      names.push_back(found[i].first);
-      kabi::Items(pointers)[i] = Pointer(found[i].second);
-    }
-    return kabi::xD(Symbols(names), pointers);
+    const auto [q, child] = PointerAndNameOf(Args("children", x));
+    return KDictionary(children(q, child), [](Handle h) { return Pointer(h); });
   });
 }
 

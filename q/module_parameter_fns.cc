@@ -13,12 +13,6 @@ namespace {
 using kabi::K;
 
 // f q | f(q;child): the module, and the child's name when given.
-std::pair<Handle, std::string> ModuleAndChild(const Args& a) {
-  if (a.size() == 1) return {a.PointerAt(0), ""};
-  if (a.size() != 2) a.Unrecognized();
-  return {a.PointerAt(0), a.SymbolAt(1)};
-}
-
 K KFromNameKinds(const NameKinds& v) {
   std::vector<std::string> names, kinds;
   for (const auto& [name, kind] : v) {
@@ -41,7 +35,7 @@ K Buffer(K x) {
 
 K Buffers(K x) {
   return Guard([&] {
-    const auto [q, child] = ModuleAndChild(Args("buffers", x));
+    const auto [q, child] = PointerAndNameOf(Args("buffers", x));
     return Pointer(buffers(q, child));
   });
 }
@@ -50,7 +44,7 @@ K Buffernames(K x) { return Guard([&] { return Symbols(buffernames(Args("buffern
 
 K Names(K x) {
   return Guard([&] {
-    const auto [q, child] = ModuleAndChild(Args("names", x));
+    const auto [q, child] = PointerAndNameOf(Args("names", x));
     return Symbols(names(q, child));
   });
 }
@@ -58,15 +52,8 @@ K Names(K x) {
 // modules q | modules(q;child) -> a dictionary name -> new module pointers
 K Modules(K x) {
   return Guard([&] {
-    const auto [q, child] = ModuleAndChild(Args("modules", x));
-    const std::vector<std::pair<std::string, Handle>> found = modules(q, child);
-    std::vector<std::string> names;
-    K pointers = kabi::ktn(kabi::kMixed, static_cast<long long>(found.size()));
-    for (std::size_t i = 0; i < found.size(); ++i) {
-      names.push_back(found[i].first);
-      kabi::Items(pointers)[i] = Pointer(found[i].second);
-    }
-    return kabi::xD(Symbols(names), pointers);
+    const auto [q, child] = PointerAndNameOf(Args("modules", x));
+    return KDictionary(modules(q, child), [](Handle h) { return Pointer(h); });
   });
 }
 

@@ -15,13 +15,7 @@ K EmptyDictionary() { return kabi::xD(kabi::ktn(kabi::kSymbol, 0), kabi::ktn(kab
 
 K KFromBuffers(const OptimizerBuffers& buffers) {
   if (buffers.empty()) return EmptyDictionary();
-  std::vector<std::string> names;
-  K values = kabi::ktn(kabi::kMixed, static_cast<long long>(buffers.size()));
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    names.push_back(buffers[i].first);
-    kabi::Items(values)[i] = KFromTensor(buffers[i].second);
-  }
-  return kabi::xD(Symbols(names), values);
+  return KDictionary(buffers, KFromTensor);
 }
 
 // Options of each group: a general list of dictionaries, a table, or one dictionary.
