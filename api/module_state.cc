@@ -1,5 +1,7 @@
 #include "api/module_state.h"
 
+#include <algorithm>
+
 #include <c10/core/GradMode.h>
 #include <torch/nn/module.h>
 
@@ -15,17 +17,39 @@ namespace {
 using nn::ModuleObject;
 using nn::ModuleSpec;
 
-void Walk(const ModuleSpec& spec, torch::nn::Module& m, std::vector<torch::nn::Module*>* out) {
-  out->push_back(&m);
+// A module of a definition tree with its definition.
+struct RowModule {
+  torch::nn::Module* module;
+  const ModuleSpec* spec;
+};
+
+void Walk(const ModuleSpec& spec, torch::nn::Module& m, std::vector<RowModule>* out) {
+  out->push_back(RowModule{&m, &spec});
   const auto named = m.named_children();  // a new dictionary: keep it while reading
   for (const auto& c : spec.children) Walk(*c, *named[c->name], out);
 }
 
 // q and its defined submodules, depth first: describe(q)'s rows, in order.
-std::vector<torch::nn::Module*> Modules(const ModuleObject& q) {
-  std::vector<torch::nn::Module*> out;
+std::vector<RowModule> Modules(const ModuleObject& q) {
+  std::vector<RowModule> out;
   Walk(q.spec(), q.module(), &out);
   return out;
+}
+
+// The parameters (or buffers) a row holds: all of its module's, but those of its defined
+// children (their own rows). Submodules libtorch made itself (a selfattention's linear layers)
+// belong to the row, under their dotted names.
+TensorDict OwnTensors(const RowModule& r, bool parameters) {
+  const TensorDict all = parameters ? r.module->named_parameters() : r.module->named_buffers();
+  TensorDict own;
+  for (const auto& item : all) {
+    const std::string first = item.key().substr(0, item.key().find('.'));
+    const bool in_child = item.key().find('.') != std::string::npos &&
+                          std::any_of(r.spec->children.begin(), r.spec->children.end(),
+                                      [&](const auto& c) { return c->name == first; });
+    if (!in_child) own.insert(item.key(), item.value());
+  }
+  return own;
 }
 
 // A tensor's sizes for messages: "3 4", or "scalar" (as api/module_parameters.cc writes them).
@@ -84,12 +108,12 @@ Handle FillOrFree(Handle h, Fill fill) {
 ModuleState state(Handle q, bool all_options) {
   const auto m = nn::ModuleOf("state", q, ObjectClass::kModule);
   std::vector<ModuleRow> rows = describe(q, all_options);
-  const std::vector<torch::nn::Module*> modules = Modules(*m);
+  const std::vector<RowModule> modules = Modules(*m);
   ModuleState out;
   out.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    out.push_back(ModuleStateRow{std::move(rows[i]), HostCopies(modules[i]->named_parameters(false)),
-                                 HostCopies(modules[i]->named_buffers(false))});
+    out.push_back(ModuleStateRow{std::move(rows[i]), HostCopies(OwnTensors(modules[i], true)),
+                                 HostCopies(OwnTensors(modules[i], false))});
   }
   return out;
 }
@@ -116,15 +140,15 @@ Handle module(const ModuleState& state) {
   rows.reserve(state.size());
   for (const ModuleStateRow& r : state) rows.push_back(r.module);
   return FillOrFree(module(definition(rows)), [&](const ModuleObject& made) {
-    const std::vector<torch::nn::Module*> modules = Modules(made);  // one per row: built from them
+    const std::vector<RowModule> modules = Modules(made);  // one per row: built from them
     for (std::size_t i = 0; i < state.size(); ++i) {
-      CheckValues("parameter", modules[i]->named_parameters(false), state[i].parms, state[i].module, i);
-      CheckValues("buffer", modules[i]->named_buffers(false), state[i].buffers, state[i].module, i);
+      CheckValues("parameter", OwnTensors(modules[i], true), state[i].parms, state[i].module, i);
+      CheckValues("buffer", OwnTensors(modules[i], false), state[i].buffers, state[i].module, i);
     }
     c10::AutoGradMode no_grad(false);
     for (std::size_t i = 0; i < state.size(); ++i) {
-      CopyValues(state[i].parms, modules[i]->named_parameters(false));
-      CopyValues(state[i].buffers, modules[i]->named_buffers(false));
+      CopyValues(state[i].parms, OwnTensors(modules[i], true));
+      CopyValues(state[i].buffers, OwnTensors(modules[i], false));
     }
   });
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/module.h"
+#include "api/module_state.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
 
@@ -69,10 +70,10 @@ inline void ExpectSameRows(const std::vector<ModuleRow>& a, const std::vector<Mo
 }
 
 // A module made from a definition (made), remade from made's query standalone (remade) and as a
-// sequential's only child (child, its parameters under "0."), each from the same seed; made's
-// parameters.
+// sequential's only child (child, its parameters under "0."), each from the same seed,
+// recreated from made's state (restored) and cloned (cloned); made's parameters.
 struct Remakes {
-  Handle made, remade, child;
+  Handle made, remade, child, restored, cloned;
   Parms parms;
 };
 
@@ -96,10 +97,17 @@ inline Remakes MakeAndRemake(const ModuleDefinition& definition) {
   wrapped.children = {again};
   seed(kSeed);
   m.child = module(wrapped);
+  // From state and by clone, under another seed: the values must come from made.
+  seed(kSeed + 1);
+  m.restored = module(state(m.made));
+  m.cloned = clone(m.made);
+  ExpectSameRows(describe(m.restored), rows);
   for (const std::string& name : parmnames(m.made)) {
     m.parms[name] = tensor(parm(m.made, name));
     EXPECT_TRUE(at::equal(tensor(parm(m.remade, name)), m.parms[name])) << name;
     EXPECT_TRUE(at::equal(tensor(parm(m.child, "0." + name)), m.parms[name])) << name;
+    EXPECT_TRUE(at::equal(tensor(parm(m.restored, name)), m.parms[name])) << name;
+    EXPECT_TRUE(at::equal(tensor(parm(m.cloned, name)), m.parms[name])) << name;
   }
   return m;
 }
@@ -110,7 +118,7 @@ inline void ExpectMatchesLibtorchAndRoundTrips(const KindCase& c) {
   auto scope = Scope::Open();
   const Remakes m = MakeAndRemake(c.definition);
   if (c.eval) {
-    for (Handle h : {m.made, m.remade, m.child}) training(h, false);
+    for (Handle h : {m.made, m.remade, m.child, m.restored, m.cloned}) training(h, false);
   }
   const at::Tensor x = c.indices > 0 ? at::randint(c.indices, c.shape) : Spread(c.shape);
   const at::Tensor expected = c.expected(m.parms, x);
@@ -119,6 +127,8 @@ inline void ExpectMatchesLibtorchAndRoundTrips(const KindCase& c) {
   EXPECT_TRUE(at::allclose(y, expected, 1e-4, 1e-5)) << "forward:\n" << y << "\nexpected:\n" << expected;
   EXPECT_TRUE(at::allclose(forward(m.remade, x.clone()).tensor(), y, 1e-5, 1e-6));
   EXPECT_TRUE(at::allclose(forward(m.child, x.clone()).tensor(), y, 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(forward(m.restored, x.clone()).tensor(), y, 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(forward(m.cloned, x.clone()).tensor(), y, 1e-5, 1e-6));
 }
 
 // c's definition fails when made, with c's message, and leaves no handle behind.
