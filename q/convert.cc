@@ -222,6 +222,15 @@ Operand InputFromK(const char* fn, K x) {
   return Operand(TensorViewOfK(fn, x));
 }
 
+void OwnDataBesideHandles(std::vector<Operand>* inputs) {
+  bool any_handle = false;
+  for (const Operand& in : *inputs) any_handle = any_handle || in.is_handle();
+  if (!any_handle) return;
+  for (Operand& in : *inputs) {
+    if (!in.is_handle()) in = Operand(in.data().clone());
+  }
+}
+
 K CollapseAtoms(K list) {
   if (list->t != kabi::kMixed || list->n == 0) return list;
   const signed char t = Items(list)[0]->t;

@@ -63,6 +63,10 @@ K KFromResult(const Result& r);
 Operand OperandFromK(const char* fn, K x);
 // An input only read during the call: a pointer's handle, or a view of a k array's data.
 Operand InputFromK(const char* fn, K x);
+// When any of a call's inputs is a handle, its result is a handle whose autograd graph may keep
+// the inputs (ce keeps its target, mul its other factor) past the call, when q has freed the k
+// data a view reads: such calls copy their data inputs first.
+void OwnDataBesideHandles(std::vector<Operand>* inputs);
 
 // ktorch's resolvedict: a general list (taken over) whose items are all atoms of one basic
 // type becomes a simple vector of that type; anything else is returned as it is.

@@ -179,6 +179,31 @@ nn::OptionValue OptionFromListAt(const char* fn, K values, long long j) {
   }
 }
 
+// `loss l`'s dictionary `module options, back as a description.
+LossDescription LossDescriptionFromK(K d) {
+  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
+  if (keys->t != kabi::kSymbol || values->t != kabi::kMixed) {
+    Fail("loss: expecting a dictionary of `module`options, given %s", KName(d));
+  }
+  LossDescription description;
+  bool has_kind = false;
+  for (long long i = 0; i < keys->n; ++i) {
+    const std::string key = kabi::Symbols(keys)[i];
+    K value = kabi::Items(values)[i];
+    if (key == "module") {
+      if (!IsSymbol(value)) Fail("loss: `module expects a symbol, given %s", KName(value));
+      description.kind = SymbolText(value);
+      has_kind = true;
+    } else if (key == "options") {
+      description.options = OptionsFromDictionary("loss", value);
+    } else {
+      Fail("loss: unexpected key `%s in a loss dictionary, expecting `module`options", key);
+    }
+  }
+  if (!has_kind) Fail("loss: no `module in the loss dictionary");
+  return description;
+}
+
 K KFromLossDescription(const LossDescription& d) {
   return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
 }

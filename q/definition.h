@@ -28,6 +28,8 @@ kabi::K KFromOptions(const nn::NamedValues& options);
 nn::OptionValue OptionFromListAt(const char* fn, kabi::K values, long long j);
 // `loss l`'s dictionary `module`options.
 kabi::K KFromLossDescription(const LossDescription& d);
+// The same dictionary read back (error "loss: no `module in the loss dictionary", ...).
+LossDescription LossDescriptionFromK(kabi::K d);
 // An options dictionary (name -> value, as KFromOptions makes it) back as named values.
 nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d);
 

@@ -22,6 +22,7 @@ FormArgs FormArgsFromK(const char* fn, kabi::K x, const Signature& signature) {
   while (n < a.size() && (n < signature.fewest_inputs || (n < signature.most_inputs && IsInput(a[n])))) {
     f.inputs.push_back(a.InputAt(n++));
   }
+  OwnDataBesideHandles(&f.inputs);
   if (n < a.size()) OptionsFromK(fn, x, static_cast<long long>(n), signature.options, &f.positional, &f.named);
   return f;
 }

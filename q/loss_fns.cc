@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "api/loss.h"
+#include "api/model.h"
+#include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/definition.h"
@@ -21,43 +23,20 @@ namespace {
 
 using kabi::K;
 
-// `loss l`'s dictionary `module options, back as a description.
-LossDescription DescriptionFromK(K d) {
-  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
-  if (keys->t != kabi::kSymbol || values->t != kabi::kMixed) {
-    Fail("loss: expecting a dictionary of `module`options, given %s", KName(d));
-  }
-  LossDescription description;
-  bool has_kind = false;
-  for (long long i = 0; i < keys->n; ++i) {
-    const std::string key = kabi::Symbols(keys)[i];
-    K value = kabi::Items(values)[i];
-    if (key == "module") {
-      if (!IsSymbol(value)) Fail("loss: `module expects a symbol, given %s", KName(value));
-      description.kind = SymbolText(value);
-      has_kind = true;
-    } else if (key == "options") {
-      description.options = OptionsFromDictionary("loss", value);
-    } else {
-      Fail("loss: unexpected key `%s in a loss dictionary, expecting `module`options", key);
-    }
-  }
-  if (!has_kind) Fail("loss: no `module in the loss dictionary");
-  return description;
-}
-
-// loss`kind | loss(`kind;opts..) | loss kdict | loss l | loss(l;flag) | loss(l;inputs..)
+// loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss l | loss(l;flag) | loss(l;inputs..)
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_loss(HandleOf(x)));
     if (IsPointer(x) || (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean)) {
       const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : AllOptions());
       return KFromLossDescription(d);
     }
-    if (x->t == kabi::kDictionary) return Pointer(loss(DescriptionFromK(x)));
+    if (x->t == kabi::kDictionary) return Pointer(loss(LossDescriptionFromK(x)));
     if (a.size() >= 3 && a.IsPointerAt(0)) {
       std::vector<Operand> inputs;
       for (std::size_t i = 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));
+      OwnDataBesideHandles(&inputs);
       return KFromResult(loss(a.PointerAt(0), inputs));
     }
     std::vector<nn::OptionValue> positional;

@@ -1,7 +1,8 @@
 // Adapters for math and reshaping, with ktorch's names (q keywords capitalised: Div Neg Abs
 // Exp Log Sqrt Sum Max Min View) and argument forms: k arrays in -> k arrays out, a pointer in
 // -> a pointer out, a trailing output pointer -> written there and `::` returned. k data is
-// read in place (InputAt): results are new tensors, or views converted back to k at once.
+// read in place (InputAt): results are new tensors, or views converted back to k at once; beside
+// a pointer it is copied (OwnDataBesideHandles), as the result's graph may keep it.
 #include "api/math.h"
 #include "api/shape.h"
 #include "q/args.h"
@@ -29,7 +30,9 @@ K Binary(const char* fn, BinaryOp op, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
-    return KFromResult(op(a.InputAt(0), a.InputAt(1), OutAt(a, 2)));
+    std::vector<Operand> inputs{a.InputAt(0), a.InputAt(1)};
+    OwnDataBesideHandles(&inputs);
+    return KFromResult(op(inputs[0], inputs[1], OutAt(a, 2)));
   });
 }
 
@@ -217,7 +220,9 @@ K index_(K x) {
     const Args a("index", x);
     if (a.size() != 3) a.Unrecognized();
     if (a[2]->t == -kabi::kLong) return KFromResult(select(a.InputAt(0), a.LongAt(1), a.LongAt(2)));
-    return KFromResult(index(a.InputAt(0), a.LongAt(1), a.InputAt(2)));
+    std::vector<Operand> inputs{a.InputAt(0), a.InputAt(2)};
+    OwnDataBesideHandles(&inputs);  // index_select's graph keeps the indices for backward
+    return KFromResult(index(inputs[0], a.LongAt(1), inputs[1]));
   });
 }
 

@@ -1,6 +1,8 @@
 // Adapters for modules: module seq forward kforward nforward eforward evaluate parmnames parm parms
 // childnames child children training.
+#include "api/model.h"
 #include "api/module.h"
+#include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/definition.h"
@@ -15,27 +17,6 @@ namespace {
 
 using kabi::K;
 
-// module q: a dictionary `module`name`options for a single module, a table
-// `depth`module`name`options for a container.
-K Describe(Handle q, bool all) {
-  const std::vector<ModuleRow> rows = describe(q, all);
-  if (rows.size() == 1) {
-    return kabi::xD(Symbols({"module", "name", "options"}),
-                    kabi::knk(3, Symbol(rows[0].kind), Symbol(rows[0].name), KFromOptions(rows[0].options)));
-  }
-  std::vector<std::int64_t> depth;
-  std::vector<std::string> kind, name;
-  K options = kabi::ktn(kabi::kMixed, static_cast<long long>(rows.size()));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    depth.push_back(rows[i].depth);
-    kind.push_back(rows[i].kind);
-    name.push_back(rows[i].name);
-    kabi::Items(options)[i] = KFromOptions(rows[i].options);
-  }
-  return kabi::xT(kabi::xD(Symbols({"depth", "module", "name", "options"}),
-                           kabi::knk(4, KFromLongs(depth), Symbols(kind), Symbols(name), options)));
-}
-
 // module(q;[depth;]defn) | module(q;[depth;]child): extends q; the child pointer is consumed.
 K Extend(const Args& a) {
   const bool at_depth = a.size() == 3;
@@ -49,13 +30,14 @@ K Extend(const Args& a) {
   return K{nullptr};
 }
 
-// module defn | module q | module(q;flag) | module(q;[depth;]defn|child)
+// module defn | module q | module m (the model's module) | module(q;flag) | module(q;[depth;]defn|child)
 K Module(K x) {
   return Guard([&] {
-    if (IsPointer(x)) return Describe(HandleOf(x), AllOptions());
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_module(HandleOf(x)));
+    if (IsPointer(x)) return KFromModuleRows(describe(HandleOf(x), AllOptions()));
     if (IsModuleTable(x)) return Pointer(ModuleFromK(x));  // a description or state (q/module_state.h)
     const Args a("module", x);
-    if (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean) return Describe(a.PointerAt(0), a.BoolAt(1));
+    if (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean) return KFromModuleRows(describe(a.PointerAt(0), a.BoolAt(1)));
     if ((a.size() == 2 || a.size() == 3) && a.IsPointerAt(0)) return Extend(a);
     return Pointer(module(DefinitionFromK(x)));
   });
@@ -81,6 +63,7 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
     const bool named_child = a.IsSymbolAt(1);
     std::vector<Operand> inputs;
     for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));
+    OwnDataBesideHandles(&inputs);
     return KFromResult(forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));
   });
 }

@@ -150,4 +150,24 @@ Handle ModuleFromK(K x) {
   return module(definition(definition_rows));
 }
 
+// module q: a dictionary `module`name`options for a single module, a table
+// `depth`module`name`options for a container.
+K KFromModuleRows(const std::vector<ModuleRow>& rows) {
+  if (rows.size() == 1) {
+    return kabi::xD(Symbols({"module", "name", "options"}),
+                    kabi::knk(3, Symbol(rows[0].kind), Symbol(rows[0].name), KFromOptions(rows[0].options)));
+  }
+  std::vector<std::int64_t> depth;
+  std::vector<std::string> kind, name;
+  K options = kabi::ktn(kabi::kMixed, static_cast<long long>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    depth.push_back(rows[i].depth);
+    kind.push_back(rows[i].kind);
+    name.push_back(rows[i].name);
+    kabi::Items(options)[i] = KFromOptions(rows[i].options);
+  }
+  return kabi::xT(kabi::xD(Symbols({"depth", "module", "name", "options"}),
+                           kabi::knk(4, KFromLongs(depth), Symbols(kind), Symbols(name), options)));
+}
+
 }  // namespace kscope::q

@@ -16,6 +16,9 @@
 namespace kscope::q {
 
 kabi::K KFromModuleState(const ModuleState& state);
+// `module q`'s form of describe()'s rows: a dictionary `module`name`options for a single
+// module, a table `depth`module`name`options for a container.
+kabi::K KFromModuleRows(const std::vector<ModuleRow>& rows);
 
 // Whether x has the shape of a description or state (a dictionary or a table).
 bool IsModuleTable(kabi::K x);

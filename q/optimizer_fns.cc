@@ -1,7 +1,9 @@
 // Adapters for optimizers: opt step lr.
 #include <algorithm>
 
+#include "api/model.h"
 #include "api/optimizer.h"
+#include "api/pointer.h"
 #include "api/optimizer_state.h"
 #include "q/args.h"
 #include "q/convert.h"
@@ -78,11 +80,12 @@ K Edit(const Args& a, K x) {
   return K{nullptr};
 }
 
-// opt`kind | opt(`kind;opts..) | opt(`kind;[group;]params;opts..) | opt(o;..) | opt(state;module)
+// opt`kind | opt(`kind;opts..) | opt m (the model's optimizer) | opt(`kind;[group;]params;opts..) | opt(o;..) | opt(state;module)
 K Opt(K x) {
   return Guard([&] {
     const Args a("opt", x);
     if (a.empty()) a.Unrecognized();
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_opt(HandleOf(x)));
     if (a.IsPointerAt(0)) return Edit(a, x);
     if (a[0]->t == kabi::kDictionary) {
       if (a.size() != 2) a.Unrecognized();

@@ -1,4 +1,4 @@
-// Adapters for object state: state (modules, losses, optimizers) and clone.
+// Adapters for object state: state (modules, losses, optimizers, models) and clone.
 #include "api/loss.h"
 #include "api/module_state.h"
 #include "api/pointer.h"
@@ -7,6 +7,7 @@
 #include "q/definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/model_state.h"
 #include "q/module_state.h"
 #include "q/optimizer_state.h"
 #include "q/settings.h"
@@ -31,7 +32,8 @@ K State(K x) {
         return KFromLossDescription(d);
       }
       case ObjectClass::kOptimizer: return KFromOptimizerState(p, all);
-      default: Fail("state: expected module, loss or optimizer, given %s", ClassName(c));
+      case ObjectClass::kModel: return KFromModelState(model_state(p, all));
+      default: Fail("state: expected module, loss, optimizer or model, given %s", ClassName(c));
     }
   });
 }

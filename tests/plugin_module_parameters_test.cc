@@ -122,7 +122,7 @@ TEST_F(PluginStateTest, SingleModuleLossAndClone) {
   EXPECT_EQ(S1(Call("state", l)), S1(Call("loss", l)));
   EXPECT_EQ(Error("state", "1 2 3"), "state: arg[0] expected pointer, given long list");
   KRef t = Call("tensor", "1 2 3");
-  EXPECT_EQ(Error("state", t), "state: expected module, loss or optimizer, given tensor");
+  EXPECT_EQ(Error("state", t), "state: expected module, loss, optimizer or model, given tensor");
   EXPECT_EQ(Error("clone", l), "clone: expected module, given loss");
   EXPECT_EQ(Error("module", "`module`name!(`linearx;`a)"), "module: unrecognized module kind `linearx");
   Call("free", List({q.share(), c.share(), l.share(), t.share()}));

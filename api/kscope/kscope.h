@@ -11,8 +11,13 @@
 //   - functional forms of layers (api/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
 //   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
 //     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv);
+//   - models (api/model.h: model, model_module/model_loss/model_opt, describe_model,
+//     model_state, train/test options);
 //   - module buffers, submodules, freezing and parameter copies (api/module_parameters.h), and
 //     module state, recreation and clone (api/module_state.h);
+//   - batching and shuffling tensors, vectors and dictionaries in place without copies
+//     (api/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
+//     reuses (api/batch_window.h, api/shuffle.h);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -28,12 +33,15 @@
 #define KSCOPE_KSCOPE_H_
 
 #include "api/autograd.h"
+#include "api/batch.h"
+#include "api/batch_window.h"
 #include "api/clip.h"
 #include "api/container.h"
 #include "api/functional.h"
 #include "api/info.h"
 #include "api/loss.h"
 #include "api/math.h"
+#include "api/model.h"
 #include "api/module.h"
 #include "api/module_parameters.h"
 #include "api/module_state.h"
@@ -43,6 +51,7 @@
 #include "api/optimizer_state.h"
 #include "api/pointer.h"
 #include "api/shape.h"
+#include "api/shuffle.h"
 #include "api/tensor.h"
 #include "runtime/errors.h"
 #include "runtime/handle.h"

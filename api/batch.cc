@@ -1,0 +1,41 @@
+#include "api/batch.h"
+
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "api/batch_window.h"
+#include "api/shuffle.h"
+#include "runtime/errors.h"
+#include "runtime/handle_table.h"
+
+namespace kscope {
+namespace {
+
+// The tensors of a tensor, vector or dictionary handle (sharing the handle's TensorImpls, so
+// windows and reorderings show through the handle); error for any other object.
+std::vector<at::Tensor> BatchTensorsOf(const char* fn, Handle h) {
+  Object o = HandleTable::Global().Get(h);
+  if (o.composite() != nullptr) {
+    Fail("%s: expected tensor, vector or dictionary, given %s", fn, ClassName(o.object_class()));
+  }
+  return o.tensors();
+}
+
+}  // namespace
+
+bool batch(Handle h, std::int64_t size, std::int64_t dim) {
+  return NextBatch("batch", BatchTensorsOf("batch", h), size, dim);
+}
+
+void batch_at(Handle h, std::int64_t size, std::int64_t index, std::int64_t dim) {
+  SelectBatch("batch", BatchTensorsOf("batch", h), size, index, dim);
+}
+
+std::int64_t restore(Handle h, std::int64_t dim) {
+  return RestoreFull("restore", BatchTensorsOf("restore", h), dim);
+}
+
+void shuffle(Handle h, std::int64_t dim) { Shuffle("shuffle", BatchTensorsOf("shuffle", h), dim); }
+
+}  // namespace kscope

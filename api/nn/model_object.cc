@@ -1,0 +1,30 @@
+#include "api/nn/model_object.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kscope::nn {
+
+std::vector<at::Tensor> ModelObject::tensors() const {
+  std::vector<at::Tensor> all = model_->module->tensors();
+  for (at::Tensor& t : model_->optimizer->tensors()) all.push_back(std::move(t));
+  return all;
+}
+
+std::int64_t ModelObject::parameter_count() const { return model_->module->parameter_count(); }
+
+std::string ModelObject::str() const {
+  return absl::StrCat(model_->module->str(), "\n", model_->loss->str(), "\n", model_->optimizer->str());
+}
+
+std::shared_ptr<CompositeObject> ModelObject::share() const { return std::make_shared<ModelObject>(model_); }
+
+void ModelObject::MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) {
+  model_->module->MoveTo(device, dtype);
+  model_->loss->MoveTo(device, dtype);
+}
+
+std::shared_ptr<ModelObject> ModelOf(const char* fn, Handle h) {
+  return std::static_pointer_cast<ModelObject>(CompositeOf(fn, h, ObjectClass::kModel));
+}
+
+}  // namespace kscope::nn

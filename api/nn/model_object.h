@@ -1,0 +1,62 @@
+// ModelObject — how the handle table holds a model: a module, a loss and an optimizer trained
+// together, with the model's training and testing options.
+//
+// Ownership: a Model holds the wrappers of its three parts (ModuleObject for the module and
+// the loss, OptimizerObject), each sharing its libtorch object; giving out a part (`module m`)
+// makes a new wrapper of the same libtorch object, as addref does. Each ModelObject holds one
+// std::shared_ptr to the Model (what `ref m` counts); share() (addref) makes another wrapper of
+// the same Model. Accessors do not throw. Thread-compatible: a model must not be changed while
+// another thread uses it.
+#ifndef KSCOPE_API_NN_MODEL_OBJECT_H_
+#define KSCOPE_API_NN_MODEL_OBJECT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/nn/model_options.h"
+#include "api/nn/module_object.h"
+#include "api/nn/optimizer_object.h"
+#include "runtime/composite_object.h"
+#include "runtime/handle.h"
+
+namespace kscope::nn {
+
+struct Model {
+  std::shared_ptr<ModuleObject> module;  // class kModule
+  std::shared_ptr<ModuleObject> loss;    // class kLoss
+  std::shared_ptr<OptimizerObject> optimizer;
+  ModelOptions train{DataMode::kTrain};
+  ModelOptions test{DataMode::kTest};
+};
+
+class ModelObject : public CompositeObject {
+ public:
+  explicit ModelObject(std::shared_ptr<Model> model) : model_(std::move(model)) {}
+
+  ObjectClass object_class() const override { return ObjectClass::kModel; }
+  // The module's parameters and buffers, then the optimizer's state buffers.
+  std::vector<at::Tensor> tensors() const override;
+  // The module's parameter count.
+  std::int64_t parameter_count() const override;
+  const void* address() const override { return model_.get(); }
+  long use_count() const override { return model_.use_count(); }
+  // The module's, the loss's and the optimizer's printouts, one after another.
+  std::string str() const override;
+  std::shared_ptr<CompositeObject> share() const override;
+  // Moves the module and the loss (ktorch's to(m;device)).
+  void MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) override;
+
+  Model& model() const { return *model_; }
+
+ private:
+  std::shared_ptr<Model> model_;
+};
+
+// The model object behind handle h; kscope::Error "<fn>: expected model, given <class>" unless h
+// is a live model handle ("stale pointer" for a stale one).
+std::shared_ptr<ModelObject> ModelOf(const char* fn, Handle h);
+
+}  // namespace kscope::nn
+
+#endif  // KSCOPE_API_NN_MODEL_OBJECT_H_
