@@ -64,6 +64,26 @@ void PluginTest::TearDown() {
   k_objects_.reset();  // every k object of the test and of the checks above is released by now
 }
 
+namespace {
+
+void AppendReals(kabi::K x, std::vector<float>* out) {
+  if (x->t == kabi::kReal) {
+    out->insert(out->end(), kabi::Reals(x), kabi::Reals(x) + x->n);
+  } else if (x->t == kabi::kMixed) {
+    for (long long i = 0; i < x->n; ++i) AppendReals(kabi::Items(x)[i], out);
+  } else {
+    ADD_FAILURE() << "not a real array: type " << static_cast<int>(x->t);
+  }
+}
+
+}  // namespace
+
+std::vector<float> Reals(const KRef& x) {
+  std::vector<float> out;
+  AppendReals(x.get(), &out);
+  return out;
+}
+
 KRef PluginTest::Call(absl::string_view name, const KRef& arg) {
   khost::Result r = Invoke(name, arg.get());
   EXPECT_TRUE(r.ok()) << name << " " << khost::S1(arg.get()) << ": '" << r.error;

@@ -32,6 +32,9 @@ KRef Q(absl::string_view literal);
 KRef List(std::initializer_list<kabi::K> items);
 // q's one-line display of x.
 std::string S1(const KRef& x);
+// Every number of a real array (a real vector, or general lists of them), in row-major order;
+// a test failure for anything else.
+std::vector<float> Reals(const KRef& x);
 // The id inside a pointer.
 std::int64_t PointerId(const KRef& pointer);
 

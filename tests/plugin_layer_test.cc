@@ -14,23 +14,6 @@ using ::testing::ElementsAre;
 using ::testing::FloatNear;
 using ::testing::Pointwise;
 
-// The reals of a k array (a real vector, or general lists of them), in row-major order.
-void AppendReals(kabi::K x, std::vector<float>* out) {
-  if (x->t == kabi::kReal) {
-    out->insert(out->end(), kabi::Reals(x), kabi::Reals(x) + x->n);
-  } else if (x->t == kabi::kMixed) {
-    for (long long i = 0; i < x->n; ++i) AppendReals(kabi::Items(x)[i], out);
-  } else {
-    ADD_FAILURE() << "not a real array: type " << static_cast<int>(x->t);
-  }
-}
-
-std::vector<float> Reals(const KRef& x) {
-  std::vector<float> out;
-  AppendReals(x.get(), &out);
-  return out;
-}
-
 class PluginLayerTest : public PluginTest {
  protected:
   // The values of q's parameter `name`, read as k data.

@@ -17,23 +17,6 @@ using ::testing::MatchesRegex;
 
 using PluginSeedSessionsTest = PluginTest;
 
-// Every number of a real array (a real vector, or general lists of them), in row-major order.
-void AppendReals(kabi::K x, std::vector<float>* out) {
-  if (x->t == kabi::kReal) {
-    out->insert(out->end(), kabi::Reals(x), kabi::Reals(x) + x->n);
-  } else if (x->t == kabi::kMixed) {
-    for (long long i = 0; i < x->n; ++i) AppendReals(kabi::Items(x)[i], out);
-  } else {
-    ADD_FAILURE() << "not a real array: type " << static_cast<int>(x->t);
-  }
-}
-
-std::vector<float> Reals(const KRef& x) {
-  std::vector<float> out;
-  AppendReals(x.get(), &out);
-  return out;
-}
-
 long long Nonzero(const std::vector<float>& v) {
   return std::count_if(v.begin(), v.end(), [](float e) { return e != 0; });
 }
