@@ -52,8 +52,8 @@ namespace kscope {
 // key, an index out of range, another class of object.
 struct ParameterSource {
   Handle from;
-  std::vector<std::string> keys;
-  std::vector<std::int64_t> indices;
+  std::vector<std::string> keys = {};
+  std::vector<std::int64_t> indices = {};
 };
 
 // `` opt`sgd `` / `opt(`sgd;();opts..)`: an optimizer with no parameters yet (libtorch keeps
