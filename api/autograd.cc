@@ -5,6 +5,7 @@
 
 #include <torch/csrc/autograd/autograd.h>
 
+#include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
 #include "api/values.h"
@@ -45,7 +46,7 @@ std::vector<at::Tensor> TensorsOf(const char* fn, Handle h) {
 }
 
 // The tensors whose gradients zerograd/nograd reset: those of a tensor, vector or dictionary,
-// or the parameters of a module or an optimizer; error otherwise.
+// or the parameters of a module, an optimizer or a model's module; error otherwise.
 std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
   const ObjectClass c = HandleTable::Global().Info(h).object_class;
   switch (c) {
@@ -57,8 +58,10 @@ std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
       return nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters();
     case ObjectClass::kOptimizer:
       return nn::OptimizerOf(fn, h)->parameters();
+    case ObjectClass::kModel:
+      return nn::ModelOf(fn, h)->model().module->module().parameters();
     default:
-      Fail("%s: expected tensor, vector, dictionary, module or optimizer, given %s", fn, ClassName(c));
+      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn, ClassName(c));
   }
 }
 

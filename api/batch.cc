@@ -5,6 +5,8 @@
 #include <ATen/core/Tensor.h>
 
 #include "api/batch_window.h"
+#include "api/model_data.h"
+#include "api/pointer.h"
 #include "api/shuffle.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -33,9 +35,13 @@ void batch_at(Handle h, std::int64_t size, std::int64_t index, std::int64_t dim)
 }
 
 std::int64_t restore(Handle h, std::int64_t dim) {
+  if (dim == 0 && class_(h) == ObjectClass::kModel) return model_restore(h, nn::DataMode::kTrain);
   return RestoreFull("restore", BatchTensorsOf("restore", h), dim);
 }
 
-void shuffle(Handle h, std::int64_t dim) { Shuffle("shuffle", BatchTensorsOf("shuffle", h), dim); }
+void shuffle(Handle h, std::int64_t dim) {
+  if (dim == 0 && class_(h) == ObjectClass::kModel) return model_shuffle(h);
+  Shuffle("shuffle", BatchTensorsOf("shuffle", h), dim);
+}
 
 }  // namespace kscope

@@ -24,10 +24,11 @@ namespace kscope {
 bool batch(Handle h, std::int64_t size, std::int64_t dim = 0);
 // batch(p;w;i): selects batch `index` (from 0) of `size` rows along dim.
 void batch_at(Handle h, std::int64_t size, std::int64_t index, std::int64_t dim = 0);
-// restore p / restore(p;dim): removes any window; returns the full size along dim.
+// restore p / restore(p;dim): removes any window; returns the full size along dim. On a model
+// (dim 0): model_restore of its training data (api/model_data.h).
 std::int64_t restore(Handle h, std::int64_t dim = 0);
 // shuffle p / shuffle(p;dim): removes any window, then reorders every tensor along dim by one
-// random permutation from the global generator.
+// random permutation from the global generator. On a model (dim 0): model_shuffle.
 void shuffle(Handle h, std::int64_t dim = 0);
 
 }  // namespace kscope

@@ -1,5 +1,7 @@
 // Adapters for autograd: grad backward zerograd nograd detach gradflag.
 #include "api/autograd.h"
+#include "api/model_run.h"
+#include "api/pointer.h"
 #include "api/tensor.h"
 #include "q/args.h"
 #include "q/convert.h"
@@ -19,10 +21,16 @@ BackwardMode ModeAt(const Args& a, std::size_t i) {
   return *mode;
 }
 
-// backward t | backward(t;mode) | backward(t;gradient) | backward(t;gradient;mode)
+// backward t | backward(t;mode) | backward(t;gradient) | backward(t;gradient;mode) |
+// backward m | backward(m;x;y) -> the loss
 K Backward(K x) {
   return Guard([&] {
     const Args a("backward", x);
+    if (a.size() > 0 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
+      if (a.size() == 1) return kabi::kf(model_backward(a.PointerAt(0)));
+      if (a.size() != 3) a.Unrecognized();
+      return kabi::kf(model_backward(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
+    }
     if (IsPointer(x)) {
       backward(HandleOf(x));
     } else if (a.size() == 2 && a.IsSymbolAt(1)) {

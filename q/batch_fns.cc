@@ -1,6 +1,9 @@
 // Adapters for batching and shuffling tensors, vectors and dictionaries: batch restore shuffle.
-// (The model forms, `batch m` and the like, are the model adapters' to add.)
+// batch m selects a model's next training batch (api/model_data.h); restore m and shuffle m
+// reach the model through api/batch.h.
 #include "api/batch.h"
+#include "api/model_data.h"
+#include "api/pointer.h"
 #include "q/args.h"
 #include "q/exports.h"
 #include "q/guard.h"
@@ -27,6 +30,9 @@ SizeAndDim SizeAndDimAt(const Args& a, std::size_t i) {
 K Batch(K x) {
   return Guard([&] {
     const Args a("batch", x);
+    if (a.size() == 1 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
+      return kabi::kb(model_batch(a.PointerAt(0), nn::DataMode::kTrain));
+    }
     if (a.size() != 2 && a.size() != 3) a.Unrecognized();
     const Handle h = a.PointerAt(0);
     const SizeAndDim w = SizeAndDimAt(a, 1);

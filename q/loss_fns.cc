@@ -8,6 +8,7 @@
 
 #include "api/loss.h"
 #include "api/model.h"
+#include "api/model_run.h"
 #include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
@@ -23,7 +24,7 @@ namespace {
 
 using kabi::K;
 
-// loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss l | loss(l;flag) | loss(l;inputs..)
+// loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss(m;yhat;y) | loss l | loss(l;flag) | loss(l;inputs..)
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
@@ -33,6 +34,9 @@ K Loss(K x) {
       return KFromLossDescription(d);
     }
     if (x->t == kabi::kDictionary) return Pointer(loss(LossDescriptionFromK(x)));
+    if (a.size() == 3 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
+      return KFromResult(model_loss(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
+    }
     if (a.size() >= 3 && a.IsPointerAt(0)) {
       std::vector<Operand> inputs;
       for (std::size_t i = 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));

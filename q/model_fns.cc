@@ -1,8 +1,13 @@
-// Adapters for models: model, and the option forms of train and test.
+// Adapters for models: model; the option and data forms of train and test; data, input, target
+// and their test forms; datasize testsize testbatch batchinit testinit testrestore unshuffle;
+// backstep run testrun.
 #include <string>
 #include <vector>
 
 #include "api/model.h"
+#include "api/model_data.h"
+#include "api/model_run.h"
+#include "api/tensor.h"
 #include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
@@ -94,20 +99,148 @@ K OptionForm(nn::DataMode mode, const Args& a) {
   return K{nullptr};
 }
 
-// train(m;option forms..) | test(m;option forms..)
+// The data forms (m;x) | (m;x;y) -> the number of batches.
+K DataForm(nn::DataMode mode, const Args& a) {
+  if (a.size() != 2 && a.size() != 3) a.Unrecognized();
+  const Handle m = a.PointerAt(0);
+  const Operand x = OperandFromK(a.fn(), a[1]);
+  if (a.size() == 2) return kabi::kj(model_data(m, mode, x));
+  return kabi::kj(model_data(m, mode, x, OperandFromK(a.fn(), a[2])));
+}
+
+// The defined tensors as k arrays: one as is, input and target as a list.
+K KFromData(const at::Tensor& input, const at::Tensor& target) {
+  if (!target.defined()) return input.defined() ? KFromTensor(input) : Null();
+  return kabi::knk(2, KFromTensor(input), KFromTensor(target));
+}
+
+// train(m;option forms..) | test(m;option forms..) | train(m;x[;y]) | test(m;x[;y])
 K Options(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
     const Args a(fn, x);
-    if (a.empty() || !a.IsPointerAt(0) || !IsOptionForm(a)) a.Unrecognized();
-    return OptionForm(mode, a);
+    if (a.empty() || !a.IsPointerAt(0)) a.Unrecognized();
+    return IsOptionForm(a) ? OptionForm(mode, a) : DataForm(mode, a);
+  });
+}
+
+// data m -> k arrays | data(m;x[;y]) -> number of batches (testdata likewise)
+K Data(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] {
+    if (IsModel(x)) return KFromData(model_input(HandleOf(x), mode), model_target(HandleOf(x), mode));
+    return DataForm(mode, Args(fn, x));
+  });
+}
+
+// input m -> a tensor sharing the model's input | input(m;x) -> number of batches
+K Input(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] {
+    if (!IsModel(x)) {
+      const Args a(fn, x);
+      if (a.size() != 2) a.Unrecognized();
+      return kabi::kj(model_input(a.PointerAt(0), mode, OperandFromK(fn, a[1])));
+    }
+    const at::Tensor input = model_input(HandleOf(x), mode);
+    return input.defined() ? Pointer(tensor(input)) : Null();
+  });
+}
+
+// target m -> k array (null if none) | target(m;y) -> number of batches
+K Target(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] {
+    if (IsModel(x)) return KFromData(model_target(HandleOf(x), mode), at::Tensor());
+    const Args a(fn, x);
+    if (a.size() != 2) a.Unrecognized();
+    return kabi::kj(model_target(a.PointerAt(0), mode, OperandFromK(fn, a[1])));
+  });
+}
+
+// The model of a one-model call f m; error otherwise.
+Handle ModelArg(const char* fn, K x) {
+  const Args a(fn, x);
+  if (a.size() != 1 || !a.IsPointerAt(0)) a.Unrecognized();
+  return a.PointerAt(0);
+}
+
+K DataSize(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] { return kabi::kj(model_datasize(ModelArg(fn, x), mode)); });
+}
+K TestBatch(K x) {
+  return Guard([&] { return kabi::kb(model_batch(ModelArg("testbatch", x), nn::DataMode::kTest)); });
+}
+K BatchInit(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] { return kabi::kj(model_batchinit(ModelArg(fn, x), mode)); });
+}
+K TestRestore(K x) {
+  return Guard([&] { return kabi::kj(model_restore(ModelArg("testrestore", x), nn::DataMode::kTest)); });
+}
+K Unshuffle(K x) {
+  return Guard([&] {
+    model_unshuffle(ModelArg("unshuffle", x));
+    return K{nullptr};
   });
 }
 
 K Train(K x) { return Options("train", nn::DataMode::kTrain, x); }
 K Test(K x) { return Options("test", nn::DataMode::kTest, x); }
 
+// backstep m | backstep(m;x;y) -> the loss
+K Backstep(K x) {
+  return Guard([&] {
+    const Args a("backstep", x);
+    if (a.size() == 1) return kabi::kf(model_backstep(ModelArg("backstep", x)));
+    if (a.size() != 3) a.Unrecognized();
+    return kabi::kf(model_backstep(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
+  });
+}
+
+// Metrics as the options say: k arrays or tensor handles, in a list or keyed by name.
+K KFromMetrics(const RunMetrics& r) {
+  K values = kabi::knk(0);
+  for (const auto& [name, value] : r.values) {
+    K item = r.tensor ? Pointer(tensor(value)) : KFromTensor(value);
+    kabi::jk(&values, item);
+  }
+  if (!r.dictionary) return values;
+  std::vector<std::string> names;
+  for (const auto& value : r.values) names.push_back(value.first);
+  return kabi::xD(Symbols(names), values);
+}
+
+// run m | run(m;x;y) (likewise testrun): the metrics of one pass over the data.
+K Run(const char* fn, nn::DataMode mode, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.size() != 1 && a.size() != 3) a.Unrecognized();
+    const Handle m = a.PointerAt(0);
+    if (a.size() == 3) model_data(m, mode, a.OperandAt(1), a.OperandAt(2));
+    return KFromMetrics(mode == nn::DataMode::kTrain ? run(m) : testrun(m));
+  });
+}
+
+constexpr nn::DataMode kTrain = nn::DataMode::kTrain, kTest = nn::DataMode::kTest;
+
 }  // namespace
 
-std::vector<Export> ModelExports() { return {Unary("model", Model), Unary("train", Train), Unary("test", Test)}; }
+std::vector<Export> ModelExports() {
+  return {Unary("model", Model),
+          Unary("train", Train),
+          Unary("test", Test),
+          Unary("data", [](K x) { return Data("data", kTrain, x); }),
+          Unary("testdata", [](K x) { return Data("testdata", kTest, x); }),
+          Unary("input", [](K x) { return Input("input", kTrain, x); }),
+          Unary("testinput", [](K x) { return Input("testinput", kTest, x); }),
+          Unary("target", [](K x) { return Target("target", kTrain, x); }),
+          Unary("testtarget", [](K x) { return Target("testtarget", kTest, x); }),
+          Unary("datasize", [](K x) { return DataSize("datasize", kTrain, x); }),
+          Unary("testsize", [](K x) { return DataSize("testsize", kTest, x); }),
+          Unary("testbatch", TestBatch),
+          Unary("batchinit", [](K x) { return BatchInit("batchinit", kTrain, x); }),
+          Unary("testinit", [](K x) { return BatchInit("testinit", kTest, x); }),
+          Unary("testrestore", TestRestore),
+          Unary("unshuffle", Unshuffle),
+          Unary("backstep", Backstep),
+          Unary("run", [](K x) { return Run("run", kTrain, x); }),
+          Unary("testrun", [](K x) { return Run("testrun", kTest, x); })};
+}
 
 }  // namespace kscope::q

@@ -1,6 +1,7 @@
 // Adapters for modules: module seq forward kforward nforward eforward evaluate parmnames parm parms
 // childnames child children training.
 #include "api/model.h"
+#include "api/model_run.h"
 #include "api/module.h"
 #include "api/pointer.h"
 #include "q/args.h"
@@ -55,9 +56,10 @@ K Seq(K x) {
   });
 }
 
-// forward(q;x..) | forward(q;`child;x..), and the same for nforward eforward evaluate.
+// forward(q;x..) | forward(q;`child;x..) | forward m, and the same for nforward eforward evaluate.
 K RunForward(const char* fn, ForwardMode mode, K x) {
   return Guard([&] {
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return KFromResult(model_forward(HandleOf(x), mode));
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
     const bool named_child = a.IsSymbolAt(1);

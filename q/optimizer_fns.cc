@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "api/model.h"
+#include "api/model_run.h"
 #include "api/optimizer.h"
 #include "api/pointer.h"
 #include "api/optimizer_state.h"
@@ -108,7 +109,12 @@ K Opt(K x) {
 
 K Step(K x) {
   return Guard([&] {
-    step(Args("step", x).PointerAt(0));
+    const Handle h = Args("step", x).PointerAt(0);
+    if (class_(h) == ObjectClass::kModel) {
+      model_step(h);
+    } else {
+      step(h);
+    }
     return K{nullptr};
   });
 }

@@ -12,7 +12,8 @@
 //   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
 //     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv);
 //   - models (api/model.h: model, model_module/model_loss/model_opt, describe_model,
-//     model_state, train/test options);
+//     model_state, train/test options; api/model_data.h: model data and batching;
+//     api/model_run.h: forward, loss, backward, step, backstep, run and testrun on models);
 //   - module buffers, submodules, freezing and parameter copies (api/module_parameters.h), and
 //     module state, recreation and clone (api/module_state.h);
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
@@ -42,6 +43,8 @@
 #include "api/loss.h"
 #include "api/math.h"
 #include "api/model.h"
+#include "api/model_data.h"
+#include "api/model_run.h"
 #include "api/module.h"
 #include "api/module_parameters.h"
 #include "api/module_state.h"

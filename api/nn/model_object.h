@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
 #include "api/nn/model_options.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -22,12 +25,27 @@
 
 namespace kscope::nn {
 
+// A model's training or testing data (ktorch's train(m;x;y)): an input and an optional target
+// (undefined tensors when not given), batched together along the first dimension, and where
+// batching stands: `next` is the position of the next batch in this task's sequence (-1 when
+// no epoch is under way), `permutation` the composed shuffles since the data was given
+// (undefined: original order), `generator` the shared shuffle generator of several tasks.
+struct ModelData {
+  at::Tensor input;
+  at::Tensor target;
+  std::int64_t next = -1;
+  at::Tensor permutation;
+  at::Generator generator;
+};
+
 struct Model {
   std::shared_ptr<ModuleObject> module;  // class kModule
   std::shared_ptr<ModuleObject> loss;    // class kLoss
   std::shared_ptr<OptimizerObject> optimizer;
   ModelOptions train{DataMode::kTrain};
   ModelOptions test{DataMode::kTest};
+  ModelData train_data{};
+  ModelData test_data{};
 };
 
 class ModelObject : public CompositeObject {

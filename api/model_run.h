@@ -1,0 +1,61 @@
+// Calculation on models (ktorch's forward/nforward/eforward/evaluate, loss, backward, step,
+// backstep, run and testrun on a model): the model's module, loss and optimizer applied to its
+// training data (the current batch, api/model_data.h) or to data given with the call.
+//
+// A training step: gradients zeroed, forward on the input, loss against the target, backward,
+// gradients clipped per the training options (clipnorm, per optimizer group with clipgroup, or
+// clipvalue), then the optimizer's step — given this sequence as its closure, so optimizers
+// that evaluate the model several times (lbfgs) work. run goes through every training batch
+// (an epoch of api/model_data.h, shuffled if the options say so) doing a step per batch;
+// testrun goes through the test batches in evaluation mode without gradients. Both return the
+// metrics the mode's options name, in order: loss (mean of the batch losses), batchloss,
+// accuracy (percent of rows whose highest output is the target class), matches, predict (that
+// class, per row), output (the module's output, rows of all batches).
+//
+// Errors: kscope::Error naming the function ("run: expected model, given tensor", "run: no
+// training data", "run: metric `hidden needs a recurrent model", libtorch's for shapes).
+// Thread-safety: a model must not be used from two threads at once.
+#ifndef KSCOPE_API_MODEL_RUN_H_
+#define KSCOPE_API_MODEL_RUN_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "api/module.h"
+#include "api/nn/model_options.h"
+#include "api/operand.h"
+#include "runtime/handle.h"
+
+namespace kscope {
+
+// forward m / nforward m: the module on the training input (kForward, kNoGrad); eforward m /
+// evaluate m: on the test input in evaluation mode (kEval, kEvaluate: data out). A new handle
+// otherwise.
+Result model_forward(Handle m, ForwardMode mode);
+// loss(m;yhat;y): the model's loss.
+Result model_loss(Handle m, const Operand& yhat, const Operand& y);
+// backward m / backward(m;x;y): forward, loss and backward (no zeroing, no step); the loss.
+double model_backward(Handle m);
+double model_backward(Handle m, const Operand& x, const Operand& y);
+// step m: the optimizer's step.
+void model_step(Handle m);
+// backstep m / backstep(m;x;y): a training step (see above); the loss.
+double model_backstep(Handle m);
+double model_backstep(Handle m, const Operand& x, const Operand& y);
+
+// The metrics of a run, named, in the order of the options; and how to return them.
+struct RunMetrics {
+  std::vector<std::pair<std::string, at::Tensor>> values;
+  bool tensor = false;
+  bool dictionary = false;
+};
+// run m / testrun m.
+RunMetrics run(Handle m);
+RunMetrics testrun(Handle m);
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_MODEL_RUN_H_
