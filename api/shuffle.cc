@@ -3,6 +3,7 @@
 #include <mutex>
 #include <vector>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <ATen/ops/argsort.h>
 #include <ATen/ops/index_select.h>
@@ -30,6 +31,11 @@ void Reindex(absl::Span<const at::Tensor> tensors, const at::Tensor& permutation
 }  // namespace
 
 at::Generator ShuffleGenerator(std::int64_t seed, const c10::Device& device) {
+  // A new CPU generator rather than a clone: libtorch 1.13's GeneratorImpl::clone() leaks the
+  // clone (it increfs the new object before reclaiming it). Other devices have no generator
+  // constructor outside their own headers, so they clone (and leak one small object per call
+  // on 1.13).
+  if (device.is_cpu()) return at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
   at::Generator global = at::globalContext().defaultGenerator(device);
   at::Generator g;
   {

@@ -31,8 +31,8 @@
 
 namespace kscope {
 
-// A private generator for shuffles: a clone of `device`'s default generator (CPU, or a CUDA
-// device), seeded with `seed`; the same seed gives the same sequence of permutations.
+// A private generator for shuffles, seeded with `seed`: a new CPU generator, or a clone of a
+// CUDA device's default generator; the same seed gives the same sequence of permutations.
 at::Generator ShuffleGenerator(std::int64_t seed, const c10::Device& device = c10::Device(c10::kCPU));
 
 // Restores full size, draws a random permutation of the full size along dim — from
