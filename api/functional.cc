@@ -71,14 +71,17 @@ Signature functional_signature(const std::string& kind) {
 
 Result functional(const std::string& kind, absl::Span<const Operand> inputs,
                   const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
-  const char* fn = kind.c_str();
+  // fn names the call in messages and, as the new handle's origin, must outlive it: the
+  // tables' names do, the caller's `kind` need not.
   if (const Direct* d = FindDirect(kind)) {
+    const char* fn = d->name;
     nn::CheckInputCount(fn, kind, d->fewest_inputs, d->most_inputs, inputs.size());
     const nn::OptionSet o = nn::OptionSet::Parse(kind, d->options, positional, named);
     Resolved in = Resolve(fn, inputs);
     return Emit(fn, d->run(Tensors(in.tensors.begin(), in.tensors.end()), o), in.any_handle);
   }
   const nn::ModuleKind& k = LayerKind(kind);
+  const char* fn = k.name.c_str();
   nn::CheckInputCount(fn, k, inputs.size());
   const nn::OptionSet o = nn::OptionSet::Parse(kind, k.options, positional, named);
   const std::shared_ptr<torch::nn::Module> layer = k.make(o);
