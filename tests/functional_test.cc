@@ -4,6 +4,8 @@
 #include <torch/nn/functional.h>
 
 #include "api/functional.h"
+#include "api/pointer.h"
+#include "api/tensor.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
 
@@ -138,6 +140,23 @@ void ExpectCases(const std::vector<FunctionalCase>& cases) {
 }
 
 TEST_F(FunctionalTest, ActivationsMatchLibtorch) { ExpectCases(ActivationCases()); }
+
+TEST_F(FunctionalTest, NewHandlesNameTheirFormAfterTheCallersStringIsGone) {
+  auto scope = Scope::Open();
+  const Handle x = tensor(at::randn({4}));
+  Handle y, z;
+  {
+    std::string kind = "relu6";  // gone before obj() reads the origins
+    y = functional(kind, {Operand(x)}).handle();
+    kind = "linear";
+    z = functional(kind, {Operand(x), Operand(at::eye(4))}).handle();
+  }
+  std::vector<std::string> origins;
+  for (const ObjectRow& row : obj()) {
+    if (row.ptr == y || row.ptr == z) origins.push_back(row.origin);
+  }
+  EXPECT_THAT(origins, ::testing::UnorderedElementsAre("relu6", "linear"));
+}
 
 TEST_F(FunctionalTest, PoolsMatchLibtorch) { ExpectCases(PoolCases()); }
 
