@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "api/batch_window.h"
 #include "api/nn/model_object.h"

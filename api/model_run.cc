@@ -1,6 +1,13 @@
 #include "api/model_run.h"
 
-#include <torch/torch.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/stack.h>
+#include <torch/types.h>  // clip_grad.h needs torch::Tensor and the torch:: ops declared first
+#include <torch/nn/module.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/optimizer.h>
 
 #include "absl/cleanup/cleanup.h"
 #include "api/model_data.h"
