@@ -4,6 +4,7 @@
 #include <torch/nn/modules/distance.h>
 #include <torch/nn/modules/loss.h>
 
+#include "api/nn/distance_options.h"
 #include "api/nn/loss_kinds.h"
 
 namespace kscope::nn {
@@ -35,15 +36,8 @@ std::vector<ModuleKind> OtherLossKinds() {
       [](const OptionSet& o) {
         return Reduced<tnn::CTCLossOptions>(o).blank(o.Long("blank")).zero_infinity(o.Bool("zeroinf"));
       }));
-  kinds.push_back(CriterionKind<tnn::PairwiseDistanceImpl, 2>(
-      "pairwise",
-      {{"p", OptionType::kDouble, 2.0}, {"eps", OptionType::kDouble, 1e-6}, {"keepdim", OptionType::kBool, false}},
-      [](const OptionSet& o) {
-        return tnn::PairwiseDistanceOptions().p(o.Double("p")).eps(o.Double("eps")).keepdim(o.Bool("keepdim"));
-      }));
-  kinds.push_back(CriterionKind<tnn::CosineSimilarityImpl, 2>(
-      "similar", {{"dim", OptionType::kLong, std::int64_t{1}}, {"eps", OptionType::kDouble, 1e-8}},
-      [](const OptionSet& o) { return tnn::CosineSimilarityOptions().dim(o.Long("dim")).eps(o.Double("eps")); }));
+  kinds.push_back(CriterionKind<tnn::PairwiseDistanceImpl, 2>("pairwise", PairwiseSpecs(), PairwiseOptions));
+  kinds.push_back(CriterionKind<tnn::CosineSimilarityImpl, 2>("similar", SimilarSpecs(), SimilarOptions));
   return kinds;
 }
 

@@ -9,6 +9,7 @@
 #include <torch/nn/modules/distance.h>
 #include <torch/nn/modules/linear.h>
 
+#include "api/nn/distance_options.h"
 #include "api/nn/module_families.h"
 
 namespace kscope::nn {
@@ -40,17 +41,8 @@ std::vector<ModuleKind> DistanceKinds() {
       [](const OptionSet& o) {
         return F::NormalizeFuncOptions().p(o.Double("p")).dim(o.Long("dim")).eps(o.Double("eps"));
       }));
-  kinds.push_back(Leaf<tnn::PairwiseDistanceImpl, 2>(
-      "pairwise",
-      {{"p", OptionType::kDouble, 2.0}, {"eps", OptionType::kDouble, 1e-6}, {"keepdim", OptionType::kBool, false}},
-      [](const OptionSet& o) {
-        return tnn::PairwiseDistanceOptions().p(o.Double("p")).eps(o.Double("eps")).keepdim(o.Bool("keepdim"));
-      }));
-  kinds.push_back(Leaf<tnn::CosineSimilarityImpl, 2>(
-      "similar", {{"dim", OptionType::kLong, std::int64_t{1}}, {"eps", OptionType::kDouble, 1e-8}},
-      [](const OptionSet& o) {
-        return tnn::CosineSimilarityOptions().dim(o.Long("dim")).eps(o.Double("eps"));
-      }));
+  kinds.push_back(Leaf<tnn::PairwiseDistanceImpl, 2>("pairwise", PairwiseSpecs(), PairwiseOptions));
+  kinds.push_back(Leaf<tnn::CosineSimilarityImpl, 2>("similar", SimilarSpecs(), SimilarOptions));
   kinds.push_back(Leaf<tnn::BilinearImpl, 2>(
       "bilinear",
       {Required("in1", OptionType::kLong), Required("in2", OptionType::kLong), Required("out", OptionType::kLong),
