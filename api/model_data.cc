@@ -1,5 +1,9 @@
 #include "api/model_data.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -8,27 +12,32 @@
 #include "api/nn/model_object.h"
 #include "api/shuffle.h"
 #include "runtime/errors.h"
+#include "runtime/handle_table.h"
+#include "runtime/object.h"
+#include "scope/scope_stack.h"
 
 namespace kscope {
 namespace {
 
+using nn::DataTensors;
+using Form = DataTensors::Form;
+
 struct Bound {
   nn::ModelData& data;
   const nn::RunOptions& options;
+  const nn::Model& model;
 };
 
 Bound DataOf(const char* fn, Handle m, nn::DataMode mode) {
   nn::Model& model = nn::ModelOf(fn, m)->model();
-  return mode == nn::DataMode::kTrain ? Bound{model.train_data, model.train.get()}
-                                      : Bound{model.test_data, model.test.get()};
+  return mode == nn::DataMode::kTrain ? Bound{model.train_data, model.train.get(), model}
+                                      : Bound{model.test_data, model.test.get(), model};
 }
 
-// The defined tensors among the data's input and target.
+// The tensors of the data's input and target, in order.
 std::vector<at::Tensor> Tensors(const nn::ModelData& data) {
-  std::vector<at::Tensor> tensors;
-  for (const at::Tensor* t : {&data.input, &data.target}) {
-    if (t->defined()) tensors.push_back(*t);
-  }
+  std::vector<at::Tensor> tensors = data.input.tensors;
+  tensors.insert(tensors.end(), data.target.tensors.begin(), data.target.tensors.end());
   return tensors;
 }
 
@@ -43,15 +52,105 @@ std::int64_t TaskBatches(const nn::RunOptions& o, std::int64_t rows) {
   return all > o.task ? (all - o.task + o.tasks - 1) / o.tasks : 0;
 }
 
-// The tensor of one data operand (shared with its handle), at least one-dimensional.
-at::Tensor DataTensor(const char* fn, const Operand& x) {
-  at::Tensor t = Resolve(fn, {&x}).tensors.front();
+// A data tensor, at least one-dimensional.
+const at::Tensor& Checked(const char* fn, const at::Tensor& t) {
   if (t.dim() == 0) Fail("%s: expected data with at least one dimension, given a scalar", fn);
   return t;
 }
 
+// The device of the module's first parameter (k data is moved there), if it has any.
+std::optional<c10::Device> ModuleDevice(const nn::Model& model) {
+  const std::vector<at::Tensor> parameters = model.module->module().parameters();
+  if (parameters.empty()) return std::nullopt;
+  return parameters.front().device();
+}
+
+// Collects the parts of one input or target into `out`, checking each.
+class Gatherer {
+ public:
+  Gatherer(const char* fn, std::optional<c10::Device> device) : fn_(fn), device_(device) {}
+
+  void Add(const DataPart& part) {
+    ++parts_;
+    const Operand& x = part.source();
+    if (!x.is_handle()) return AddTensor(device_ ? x.data().to(*device_) : x.data(), part);
+    Object o = HandleTable::Global().Get(x.handle());
+    if (const at::Tensor* t = o.tensor()) return AddTensor(*t, part);
+    if (const TensorVector* v = o.vector()) return AddVector(*v, part);
+    if (const TensorDict* d = o.dict()) return AddDictionary(*d, part);
+    Fail("%s: expected tensor, vector or dictionary, given %s", fn_, ClassName(o.object_class()));
+  }
+
+  // The input or target the parts make.
+  DataTensors Take() {
+    if (parts_ == 0) Fail("%s: expected data, given an empty list", fn_);
+    out_.form = dictionary_ ? Form::kDictionary : parts_ == 1 && single_tensor_ ? Form::kTensor : Form::kVector;
+    return std::move(out_);
+  }
+
+ private:
+  void AddTensor(const at::Tensor& t, const DataPart& part) {
+    if (part.indices() || part.keys()) Fail("%s: indices or keys given with a tensor", fn_);
+    single_tensor_ = true;
+    Push(t);
+  }
+
+  void AddVector(const TensorVector& v, const DataPart& part) {
+    if (part.keys()) Fail("%s: keys given with a vector", fn_);
+    if (!part.indices()) {
+      for (const at::Tensor& t : v) Push(t);
+      return;
+    }
+    for (std::int64_t i : *part.indices()) {
+      if (i < 0 || i >= static_cast<std::int64_t>(v.size())) {
+        Fail("%s: vector index %d out of range for size %d", fn_, i, v.size());
+      }
+      Push(v[i]);
+    }
+  }
+
+  void AddDictionary(const TensorDict& d, const DataPart& part) {
+    if (part.indices()) Fail("%s: indices given with a dictionary", fn_);
+    dictionary_ = true;
+    if (!part.keys()) {
+      for (const auto& item : d) PushKeyed(item.key(), item.value());
+      return;
+    }
+    for (const std::string& key : *part.keys()) {
+      const at::Tensor* t = d.find(key);
+      if (t == nullptr) Fail("%s: no key `%s in dictionary", fn_, key);
+      PushKeyed(key, *t);
+    }
+  }
+
+  void Push(const at::Tensor& t) {
+    if (dictionary_) Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
+    out_.tensors.push_back(Checked(fn_, t));
+  }
+
+  void PushKeyed(const std::string& key, const at::Tensor& t) {
+    if (out_.keys.size() != out_.tensors.size()) Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
+    if (std::find(out_.keys.begin(), out_.keys.end(), key) != out_.keys.end()) Fail("%s: a key given twice: `%s", fn_, key);
+    out_.keys.push_back(key);
+    out_.tensors.push_back(Checked(fn_, t));
+  }
+
+  const char* fn_;
+  std::optional<c10::Device> device_;
+  DataTensors out_;
+  std::size_t parts_ = 0;
+  bool single_tensor_ = false;
+  bool dictionary_ = false;
+};
+
+DataTensors Gather(const char* fn, const Bound& b, const DataParts& parts) {
+  Gatherer g(fn, ModuleDevice(b.model));
+  for (const DataPart& part : parts.parts()) g.Add(part);
+  return g.Take();
+}
+
 // Replaces the data with `input` and `target` once they are checked to batch together.
-std::int64_t Store(const char* fn, Bound b, at::Tensor input, at::Tensor target) {
+std::int64_t Store(const char* fn, Bound b, DataTensors input, DataTensors target) {
   nn::ModelData given;
   given.input = std::move(input);
   given.target = std::move(target);
@@ -77,43 +176,66 @@ void StartEpoch(const char* fn, Bound b, nn::DataMode mode) {
     b.data.permutation = ComposePermutations(b.data.permutation, Shuffle(fn, tensors, 0, b.data.generator));
   }
   b.data.next = 0;
+  b.data.hidden.clear();
 }
 
 }  // namespace
 
-std::int64_t model_data(Handle m, nn::DataMode mode, const Operand& input, const Operand& target) {
+std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input, const DataParts& target) {
   const char* fn = Name(mode, "train", "test");
-  return Store(fn, DataOf(fn, m, mode), DataTensor(fn, input), DataTensor(fn, target));
+  const Bound b = DataOf(fn, m, mode);
+  return Store(fn, b, Gather(fn, b, input), Gather(fn, b, target));
 }
 
-std::int64_t model_data(Handle m, nn::DataMode mode, const Operand& input) {
+std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input) {
   const char* fn = Name(mode, "train", "test");
-  return Store(fn, DataOf(fn, m, mode), DataTensor(fn, input), at::Tensor());
+  const Bound b = DataOf(fn, m, mode);
+  return Store(fn, b, Gather(fn, b, input), DataTensors());
 }
 
-std::int64_t model_input(Handle m, nn::DataMode mode, const Operand& input) {
+std::int64_t model_input(Handle m, nn::DataMode mode, const DataParts& input) {
   const char* fn = Name(mode, "input", "testinput");
   const Bound b = DataOf(fn, m, mode);
-  return Store(fn, b, DataTensor(fn, input), b.data.target);
+  return Store(fn, b, Gather(fn, b, input), b.data.target);
 }
 
-std::int64_t model_target(Handle m, nn::DataMode mode, const Operand& target) {
+std::int64_t model_target(Handle m, nn::DataMode mode, const DataParts& target) {
   const char* fn = Name(mode, "target", "testtarget");
   const Bound b = DataOf(fn, m, mode);
-  return Store(fn, b, b.data.input, DataTensor(fn, target));
+  return Store(fn, b, b.data.input, Gather(fn, b, target));
 }
 
-at::Tensor model_input(Handle m, nn::DataMode mode) {
+DataTensors model_data_tensors(const char* fn, Handle m, const DataParts& parts) {
+  return Gather(fn, DataOf(fn, m, nn::DataMode::kTrain), parts);
+}
+
+DataTensors model_input(Handle m, nn::DataMode mode) {
   return DataOf(Name(mode, "input", "testinput"), m, mode).data.input;
 }
 
-at::Tensor model_target(Handle m, nn::DataMode mode) {
+DataTensors model_target(Handle m, nn::DataMode mode) {
   return DataOf(Name(mode, "target", "testtarget"), m, mode).data.target;
 }
 
+Handle model_input_handle(Handle m, nn::DataMode mode) {
+  const char* fn = Name(mode, "input", "testinput");
+  const DataTensors& x = DataOf(fn, m, mode).data.input;
+  switch (x.form) {
+    case Form::kNone: return Handle();
+    case Form::kTensor: return Own(Object(x.tensors.front()), fn);
+    case Form::kVector: return Own(Object(TensorVector(x.tensors)), fn);
+    case Form::kDictionary: {
+      TensorDict d;
+      for (std::size_t i = 0; i < x.keys.size(); ++i) d.insert(x.keys[i], x.tensors[i]);
+      return Own(Object(std::move(d)), fn);
+    }
+  }
+  return Handle();
+}
+
 std::int64_t model_datasize(Handle m, nn::DataMode mode) {
-  const at::Tensor& x = DataOf(Name(mode, "datasize", "testsize"), m, mode).data.input;
-  return x.defined() ? x.size(0) : 0;
+  const DataTensors& x = DataOf(Name(mode, "datasize", "testsize"), m, mode).data.input;
+  return x.defined() ? x.tensors.front().size(0) : 0;
 }
 
 bool model_batch(Handle m, nn::DataMode mode) {

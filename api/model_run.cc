@@ -1,15 +1,22 @@
 #include "api/model_run.h"
 
+#include <algorithm>
+#include <initializer_list>
+#include <vector>
+
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/stack.h>
+#include <ATen/ops/tensor.h>
 #include <torch/types.h>  // clip_grad.h needs torch::Tensor and the torch:: ops declared first
 #include <torch/nn/module.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/optimizer.h>
 
 #include "absl/cleanup/cleanup.h"
+#include "api/batch_window.h"
 #include "api/model_data.h"
 #include "api/nn/forward_io.h"
 #include "api/nn/model_object.h"
@@ -19,23 +26,41 @@ namespace kscope {
 namespace {
 
 using nn::DataMode;
+using nn::DataTensors;
+using nn::Metric;
 
-// The module's output on x (one tensor), in training mode unless `eval`, gradients as the
-// caller's grad mode says.
-at::Tensor Output(const char* fn, const nn::Model& model, const at::Tensor& x, bool eval = false) {
+// The module's forward on the input's tensors, then `state` (a recurrent module's hidden state
+// carried from the previous batch), in training mode unless `eval`, gradients as the caller's
+// grad mode says.
+nn::ModuleOutput Output(const char* fn, const nn::Model& model, const DataTensors& x, bool eval = false,
+                        const std::vector<at::Tensor>& state = {}) {
   if (!x.defined()) Fail("%s: no %s data", fn, eval ? "test" : "training");
   const nn::ModuleObject& q = *model.module;
+  const nn::ModuleKind& kind = *q.spec().kind;
+  std::vector<at::Tensor> inputs = x.tensors;
+  inputs.insert(inputs.end(), state.begin(), state.end());
+  nn::CheckInputCount(fn, kind, inputs.size());
   torch::nn::Module& module = q.module();
   const bool was_training = module.is_training();
   if (eval) module.eval();
   absl::Cleanup restore = [&] { if (eval) module.train(was_training); };
-  return nn::SingleOutput(fn, q.spec().kind->forward(module, {x}));
+  return kind.forward(module, inputs);
 }
 
-at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat, const at::Tensor& y) {
-  if (!y.defined()) Fail("%s: no target defined", fn);
+// The parts of a forward's output: the output, then any hidden state (rnn: h; lstm: h, c).
+std::vector<at::Tensor> Parts(nn::ModuleOutput out) {
+  if (auto* t = std::get_if<at::Tensor>(&out)) return {std::move(*t)};
+  return std::move(std::get<std::vector<at::Tensor>>(out));
+}
+
+// The loss of the output `yhat` against the target's tensors.
+at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat, absl::Span<const at::Tensor> y) {
+  if (y.empty()) Fail("%s: no target defined", fn);
   const nn::ModuleObject& l = *model.loss;
-  return nn::SingleOutput(fn, l.spec().kind->forward(l.module(), {yhat, y.to(yhat.device())}));
+  std::vector<at::Tensor> inputs{yhat};
+  for (const at::Tensor& t : y) inputs.push_back(t.to(yhat.device()));
+  nn::CheckInputCount(fn, *l.spec().kind, inputs.size());
+  return nn::SingleOutput(fn, l.spec().kind->forward(l.module(), inputs));
 }
 
 // Clips the module's gradients as the training options say.
@@ -52,68 +77,139 @@ void Clip(const nn::Model& model) {
   }
 }
 
-// One training step on x and y: the loss, and the output of the last evaluation in *output.
-at::Tensor TrainStep(const char* fn, const nn::Model& model, const at::Tensor& x, const at::Tensor& y,
-                     at::Tensor* output = nullptr) {
+// One training step on x and y: the loss, and the parts of the last evaluation's output in
+// *output (detached).
+at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y,
+                     const std::vector<at::Tensor>& state = {}, std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
   return optimizer.step([&] {
     optimizer.zero_grad();
-    at::Tensor yhat = Output(fn, model, x);
-    at::Tensor loss = Loss(fn, model, yhat, y);
+    std::vector<at::Tensor> parts = Parts(Output(fn, model, x, false, state));
+    at::Tensor loss = Loss(fn, model, parts.front(), y.tensors);
     loss.backward();
+    // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
+    // libtorch 1.13's CPU build has no device-generic synchronize).
+    if (model.train.get().sync && !loss.is_cpu()) loss.item<double>();
     Clip(model);
-    if (output != nullptr) *output = yhat.detach();
+    if (output != nullptr) {
+      output->clear();
+      for (const at::Tensor& part : parts) output->push_back(part.detach());
+    }
     return loss;
   });
 }
 
-double Backward(const char* fn, const nn::Model& model, const at::Tensor& x, const at::Tensor& y) {
-  at::Tensor loss = Loss(fn, model, Output(fn, model, x), y);
+double Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
+  at::Tensor loss = Loss(fn, model, Parts(Output(fn, model, x)).front(), y.tensors);
   loss.backward();
   return loss.item<double>();
 }
 
-at::Tensor TensorOfOperand(const char* fn, const Operand& x) { return Resolve(fn, {&x}).tensors.front(); }
+bool Wants(const nn::RunOptions& o, std::initializer_list<Metric> any) {
+  for (Metric m : o.metrics) {
+    if (std::find(any.begin(), any.end(), m) != any.end()) return true;
+  }
+  return false;
+}
 
-// What a run collects per batch, and the metrics from it.
+// What a run collects per batch (only what its metrics need), and the metrics from it.
 class Collector {
  public:
-  explicit Collector(const nn::RunOptions& options) : options_(options) {}
+  // `batches`: the number of batches of all tasks, which the `loss` metric divides by.
+  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches)
+      : fn_(fn),
+        options_(options),
+        batches_(batches),
+        losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss})),
+        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches})),
+        predict_wanted_(Wants(options, {Metric::kPredict})),
+        output_wanted_(Wants(options, {Metric::kOutput})),
+        hidden_wanted_(Wants(options, {Metric::kHidden})),
+        cell_wanted_(Wants(options, {Metric::kHiddenCell})) {}
 
-  void Add(const at::Tensor& loss, const at::Tensor& output, const at::Tensor& target) {
-    if (loss.defined()) losses_.push_back(loss.detach());
-    outputs_.push_back(output);
-    if (target.defined()) targets_.push_back(target);
+  bool wants_loss() const { return losses_wanted_; }
+
+  void Add(const at::Tensor& loss, const std::vector<at::Tensor>& output, const DataTensors& target) {
+    if (losses_wanted_) losses_.push_back(loss.detach());
+    const at::Tensor& y = output.front();
+    if (predict_wanted_ || matches_wanted_) {
+      at::Tensor predicted = y.argmax(-1);
+      if (matches_wanted_) AddMatches(predicted, target);
+      if (predict_wanted_) predicted_.push_back(std::move(predicted));
+    }
+    if (output_wanted_) outputs_.push_back(y.clone());
+    if (hidden_wanted_) hidden_.push_back(Part(output, 1, Metric::kHidden));
+    if (cell_wanted_) cells_.push_back(Part(output, 2, Metric::kHiddenCell));
   }
 
-  RunMetrics Metrics(const char* fn) const {
+  RunMetrics Metrics() const {
     RunMetrics r{{}, options_.tensor, options_.dictionary};
-    for (nn::Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Metric(fn, metric));
+    for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric));
     return r;
   }
 
  private:
-  at::Tensor Metric(const char* fn, nn::Metric metric) const {
-    switch (metric) {
-      case nn::Metric::kLoss: return Losses().mean();
-      case nn::Metric::kBatchLoss: return Losses();
-      case nn::Metric::kAccuracy: return Matches(fn).to(at::kDouble) * 100.0 / Predicted().size(0);
-      case nn::Metric::kMatches: return Matches(fn);
-      case nn::Metric::kPredict: return Predicted();
-      case nn::Metric::kOutput: return at::cat(outputs_);
-      default: Fail("%s: metric `%s needs a recurrent model", fn, nn::MetricName(metric));
-    }
-  }
-  at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
-  at::Tensor Predicted() const { return at::cat(outputs_).argmax(1); }
-  at::Tensor Matches(const char* fn) const {
-    if (targets_.empty()) Fail("%s: no target for accuracy", fn);
-    return Predicted().eq(at::cat(targets_).to(outputs_.front().device())).sum();
+  at::Tensor Part(const std::vector<at::Tensor>& output, std::size_t i, Metric metric) const {
+    if (output.size() <= i) Fail("%s: metric `%s needs a recurrent model", fn_, nn::MetricName(metric));
+    return output[i].clone();
   }
 
+  void AddMatches(const at::Tensor& predicted, const DataTensors& target) {
+    if (!target.defined()) Fail("%s: no target for accuracy", fn_);
+    const at::Tensor& y = target.tensors.front();
+    correct_ += predicted.eq(y.to(predicted.device())).sum().item<std::int64_t>();
+    total_ += y.numel();
+  }
+
+  at::Tensor Value(Metric metric) const {
+    switch (metric) {
+      case Metric::kLoss: return Losses().sum() / static_cast<double>(std::max<std::int64_t>(batches_, 1));
+      case Metric::kBatchLoss: return Losses();
+      case Metric::kAccuracy: return at::scalar_tensor(total_ == 0 ? 0.0 : 100.0 * correct_ / total_, at::kDouble);
+      case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{correct_, total_});
+      case Metric::kPredict: return Cat(predicted_);
+      case Metric::kOutput: return Cat(outputs_);
+      case Metric::kHidden: return Cat(hidden_);
+      case Metric::kHiddenCell: return Cat(cells_);
+    }
+    Fail("%s: unknown metric", fn_);
+  }
+
+  at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
+  static at::Tensor Cat(const std::vector<at::Tensor>& parts) { return parts.empty() ? at::empty({0}) : at::cat(parts); }
+
+  const char* fn_;
   const nn::RunOptions& options_;
-  std::vector<at::Tensor> losses_, outputs_, targets_;
+  const std::int64_t batches_;
+  const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
+  std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
+  std::int64_t correct_ = 0, total_ = 0;
 };
+
+// The number of batches of every task in an epoch of the data (at full size).
+std::int64_t AllBatches(Handle m, DataMode mode, const nn::RunOptions& o) {
+  return BatchCount(model_datasize(m, mode), o.batchsize, o.droplast);
+}
+
+// The hidden state to feed with the next batch under the `hidden` option: the output's parts
+// after the first, detached.
+void CarryHidden(const nn::RunOptions& o, const std::vector<at::Tensor>& output, nn::ModelData& data) {
+  if (!o.hidden) return;
+  data.hidden.assign(output.begin() + 1, output.end());
+  for (at::Tensor& h : data.hidden) h = h.detach();
+}
+
+// body(), an epoch of run or testrun: on an error the data is restored to full size and no
+// epoch is left under way.
+template <typename Body>
+RunMetrics EndingTheEpochOnError(Handle m, DataMode mode, Body body) {
+  try {
+    return body();
+  } catch (...) {
+    model_restore(m, mode);
+    throw;
+  }
+}
 
 }  // namespace
 
@@ -123,14 +219,14 @@ Result model_forward(Handle m, ForwardMode mode) {
   const nn::Model& model = nn::ModelOf(fn, m)->model();
   const bool eval = mode == ForwardMode::kEval || mode == ForwardMode::kEvaluate;
   c10::AutoGradMode grad(mode == ForwardMode::kForward && c10::GradMode::is_enabled());
-  const at::Tensor& x = eval ? model.test_data.input : model.train_data.input;
+  const DataTensors& x = eval ? model.test_data.input : model.train_data.input;
   return nn::EmitOutput(fn, Output(fn, model, x, eval), mode != ForwardMode::kEvaluate);
 }
 
 Result model_loss(Handle m, const Operand& yhat, const Operand& y) {
   const nn::Model& model = nn::ModelOf("loss", m)->model();
   const Resolved in = Resolve("loss", {&yhat, &y});
-  return nn::EmitOutput("loss", Loss("loss", model, in.tensors[0], in.tensors[1]), in.any_handle);
+  return nn::EmitOutput("loss", Loss("loss", model, in.tensors[0], {in.tensors[1]}), in.any_handle);
 }
 
 double model_backward(Handle m) {
@@ -138,9 +234,9 @@ double model_backward(Handle m) {
   return Backward("backward", model, model.train_data.input, model.train_data.target);
 }
 
-double model_backward(Handle m, const Operand& x, const Operand& y) {
+double model_backward(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  return Backward("backward", model, TensorOfOperand("backward", x), TensorOfOperand("backward", y));
+  return Backward("backward", model, model_data_tensors("backward", m, x), model_data_tensors("backward", m, y));
 }
 
 void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer().step(); }
@@ -150,37 +246,48 @@ double model_backstep(Handle m) {
   return TrainStep("backstep", model, model.train_data.input, model.train_data.target).item<double>();
 }
 
-double model_backstep(Handle m, const Operand& x, const Operand& y) {
+double model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
-  return TrainStep("backstep", model, TensorOfOperand("backstep", x), TensorOfOperand("backstep", y)).item<double>();
+  return TrainStep("backstep", model, model_data_tensors("backstep", m, x), model_data_tensors("backstep", m, y))
+      .item<double>();
 }
 
 RunMetrics run(Handle m) {
-  const nn::Model& model = nn::ModelOf("run", m)->model();
+  nn::Model& model = nn::ModelOf("run", m)->model();
   if (!model.train_data.input.defined()) Fail("run: no training data");
-  Collector collector(model.train.get());
-  model_batchinit(m, DataMode::kTrain);
-  while (model_batch(m, DataMode::kTrain)) {
-    at::Tensor output;
-    const at::Tensor loss = TrainStep("run", model, model.train_data.input, model.train_data.target, &output);
-    collector.Add(loss, output, model.train_data.target.clone());
-  }
-  return collector.Metrics("run");
+  const nn::RunOptions& o = model.train.get();
+  return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
+    model_batchinit(m, DataMode::kTrain);
+    Collector collector("run", o, AllBatches(m, DataMode::kTrain, o));
+    std::vector<at::Tensor> output;
+    while (model_batch(m, DataMode::kTrain)) {
+      nn::ModelData& data = model.train_data;
+      const at::Tensor loss = TrainStep("run", model, data.input, data.target, data.hidden, &output);
+      collector.Add(loss, output, data.target);
+      CarryHidden(o, output, data);
+    }
+    return collector.Metrics();
+  });
 }
 
 RunMetrics testrun(Handle m) {
-  const nn::Model& model = nn::ModelOf("testrun", m)->model();
+  nn::Model& model = nn::ModelOf("testrun", m)->model();
   if (!model.test_data.input.defined()) Fail("testrun: no test data");
-  Collector collector(model.test.get());
+  const nn::RunOptions& o = model.test.get();
   c10::NoGradGuard no_grad;
-  model_batchinit(m, DataMode::kTest);
-  while (model_batch(m, DataMode::kTest)) {
-    const at::Tensor& y = model.test_data.target;
-    const at::Tensor output = Output("testrun", model, model.test_data.input, true);
-    collector.Add(y.defined() ? Loss("testrun", model, output, y) : at::Tensor(), output,
-                  y.defined() ? y.clone() : at::Tensor());
-  }
-  return collector.Metrics("testrun");
+  return EndingTheEpochOnError(m, DataMode::kTest, [&] {
+    model_batchinit(m, DataMode::kTest);
+    Collector collector("testrun", o, AllBatches(m, DataMode::kTest, o));
+    while (model_batch(m, DataMode::kTest)) {
+      nn::ModelData& data = model.test_data;
+      const std::vector<at::Tensor> output = Parts(Output("testrun", model, data.input, true, data.hidden));
+      const at::Tensor loss =
+          collector.wants_loss() ? Loss("testrun", model, output.front(), data.target.tensors) : at::Tensor();
+      collector.Add(loss, output, data.target);
+      CarryHidden(o, output, data);
+    }
+    return collector.Metrics();
+  });
 }
 
 }  // namespace kscope

@@ -2,15 +2,22 @@
 // backstep, run and testrun on a model): the model's module, loss and optimizer applied to its
 // training data (the current batch, api/model_data.h) or to data given with the call.
 //
+// Inputs and targets of several tensors (api/model_data.h): the module's forward takes the
+// input's tensors in order; the loss takes the output's first part, then the target's tensors.
 // A training step: gradients zeroed, forward on the input, loss against the target, backward,
-// gradients clipped per the training options (clipnorm, per optimizer group with clipgroup, or
+// a device sync under the `sync option, gradients clipped per the training options (clipnorm, per optimizer group with clipgroup, or
 // clipvalue), then the optimizer's step — given this sequence as its closure, so optimizers
 // that evaluate the model several times (lbfgs) work. run goes through every training batch
 // (an epoch of api/model_data.h, shuffled if the options say so) doing a step per batch;
 // testrun goes through the test batches in evaluation mode without gradients. Both return the
-// metrics the mode's options name, in order: loss (mean of the batch losses), batchloss,
-// accuracy (percent of rows whose highest output is the target class), matches, predict (that
-// class, per row), output (the module's output, rows of all batches).
+// metrics the mode's options name, in order: loss (the sum of the batch losses over the number
+// of batches of all tasks: the mean of batch means for one task, as ktorch), batchloss,
+// accuracy (percent of target values matched by the output's highest class, argmax over the
+// last dimension), matches (matched and total counts), predict (that class, per row), output
+// (the module's output, rows of all batches), hidden and hiddencell (a recurrent module's
+// state after each batch: the output's second and third parts, concatenated along the first
+// dimension as ktorch does). Under the `hidden option the state a batch leaves is fed (detached)
+// with the next batch's input; each epoch starts without one.
 //
 // Errors: kscope::Error naming the function ("run: expected model, given tensor", "run: no
 // training data", "run: metric `hidden needs a recurrent model", libtorch's for shapes).
@@ -24,6 +31,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "api/model_data.h"
 #include "api/module.h"
 #include "api/nn/model_options.h"
 #include "api/operand.h"
@@ -39,12 +47,12 @@ Result model_forward(Handle m, ForwardMode mode);
 Result model_loss(Handle m, const Operand& yhat, const Operand& y);
 // backward m / backward(m;x;y): forward, loss and backward (no zeroing, no step); the loss.
 double model_backward(Handle m);
-double model_backward(Handle m, const Operand& x, const Operand& y);
+double model_backward(Handle m, const DataParts& x, const DataParts& y);
 // step m: the optimizer's step.
 void model_step(Handle m);
 // backstep m / backstep(m;x;y): a training step (see above); the loss.
 double model_backstep(Handle m);
-double model_backstep(Handle m, const Operand& x, const Operand& y);
+double model_backstep(Handle m, const DataParts& x, const DataParts& y);
 
 // The metrics of a run, named, in the order of the options; and how to return them.
 struct RunMetrics {

@@ -7,6 +7,7 @@
 #include "q/convert.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/model_data.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -29,7 +30,7 @@ K Backward(K x) {
     if (a.size() > 0 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
       if (a.size() == 1) return kabi::kf(model_backward(a.PointerAt(0)));
       if (a.size() != 3) a.Unrecognized();
-      return kabi::kf(model_backward(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
+      return kabi::kf(model_backward(a.PointerAt(0), DataPartsFromK("backward", a[1]), DataPartsFromK("backward", a[2])));
     }
     if (IsPointer(x)) {
       backward(HandleOf(x));

@@ -14,6 +14,7 @@
 #include "q/definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/model_data.h"
 #include "q/model_state.h"
 #include "q/settings.h"
 #include "runtime/errors.h"
@@ -103,15 +104,9 @@ K OptionForm(nn::DataMode mode, const Args& a) {
 K DataForm(nn::DataMode mode, const Args& a) {
   if (a.size() != 2 && a.size() != 3) a.Unrecognized();
   const Handle m = a.PointerAt(0);
-  const Operand x = OperandFromK(a.fn(), a[1]);
+  const DataParts x = DataPartsFromK(a.fn(), a[1]);
   if (a.size() == 2) return kabi::kj(model_data(m, mode, x));
-  return kabi::kj(model_data(m, mode, x, OperandFromK(a.fn(), a[2])));
-}
-
-// The defined tensors as k arrays: one as is, input and target as a list.
-K KFromData(const at::Tensor& input, const at::Tensor& target) {
-  if (!target.defined()) return input.defined() ? KFromTensor(input) : Null();
-  return kabi::knk(2, KFromTensor(input), KFromTensor(target));
+  return kabi::kj(model_data(m, mode, x, DataPartsFromK(a.fn(), a[2])));
 }
 
 // train(m;option forms..) | test(m;option forms..) | train(m;x[;y]) | test(m;x[;y])
@@ -123,34 +118,43 @@ K Options(const char* fn, nn::DataMode mode, K x) {
   });
 }
 
-// data m -> k arrays | data(m;x[;y]) -> number of batches (testdata likewise)
+// data m -> (input;target) as k arrays | data(m;x[;y]) -> number of batches (testdata likewise)
 K Data(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
-    if (IsModel(x)) return KFromData(model_input(HandleOf(x), mode), model_target(HandleOf(x), mode));
+    if (IsModel(x)) {
+      const Handle m = HandleOf(x);
+      return kabi::knk(2, KFromDataTensors(model_input(m, mode)), KFromDataTensors(model_target(m, mode)));
+    }
     return DataForm(mode, Args(fn, x));
   });
 }
 
-// input m -> a tensor sharing the model's input | input(m;x) -> number of batches
+// input m -> a tensor, vector or dictionary sharing the model's input (null if none) |
+// input(m;x) | input(m;x1;x2..) -> number of batches
 K Input(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
-    if (!IsModel(x)) {
-      const Args a(fn, x);
-      if (a.size() != 2) a.Unrecognized();
-      return kabi::kj(model_input(a.PointerAt(0), mode, OperandFromK(fn, a[1])));
+    if (IsModel(x)) {
+      const Handle input = model_input_handle(HandleOf(x), mode);
+      return input.is_null() ? Null() : Pointer(input);
     }
-    const at::Tensor input = model_input(HandleOf(x), mode);
-    return input.defined() ? Pointer(tensor(input)) : Null();
+    const Args a(fn, x);
+    if (a.size() < 2 || !a.IsPointerAt(0)) a.Unrecognized();
+    std::vector<DataPart> parts;
+    for (std::size_t i = 1; i < a.size(); ++i) {
+      const DataParts given = DataPartsFromK(fn, a[i]);
+      parts.insert(parts.end(), given.parts().begin(), given.parts().end());
+    }
+    return kabi::kj(model_input(a.PointerAt(0), mode, DataParts(std::move(parts))));
   });
 }
 
-// target m -> k array (null if none) | target(m;y) -> number of batches
+// target m -> k array(s) (null if none) | target(m;y) -> number of batches
 K Target(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
-    if (IsModel(x)) return KFromData(model_target(HandleOf(x), mode), at::Tensor());
+    if (IsModel(x)) return KFromDataTensors(model_target(HandleOf(x), mode));
     const Args a(fn, x);
     if (a.size() != 2) a.Unrecognized();
-    return kabi::kj(model_target(a.PointerAt(0), mode, OperandFromK(fn, a[1])));
+    return kabi::kj(model_target(a.PointerAt(0), mode, DataPartsFromK(fn, a[1])));
   });
 }
 
@@ -189,7 +193,7 @@ K Backstep(K x) {
     const Args a("backstep", x);
     if (a.size() == 1) return kabi::kf(model_backstep(ModelArg("backstep", x)));
     if (a.size() != 3) a.Unrecognized();
-    return kabi::kf(model_backstep(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
+    return kabi::kf(model_backstep(a.PointerAt(0), DataPartsFromK("backstep", a[1]), DataPartsFromK("backstep", a[2])));
   });
 }
 
@@ -212,7 +216,7 @@ K Run(const char* fn, nn::DataMode mode, K x) {
     const Args a(fn, x);
     if (a.size() != 1 && a.size() != 3) a.Unrecognized();
     const Handle m = a.PointerAt(0);
-    if (a.size() == 3) model_data(m, mode, a.OperandAt(1), a.OperandAt(2));
+    if (a.size() == 3) model_data(m, mode, DataPartsFromK(fn, a[1]), DataPartsFromK(fn, a[2]));
     return KFromMetrics(mode == nn::DataMode::kTrain ? run(m) : testrun(m));
   });
 }

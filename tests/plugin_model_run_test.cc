@@ -48,18 +48,18 @@ TEST_F(PluginModelRunTest, DataAndBatchesSeed004) {
 }
 
 TEST_F(PluginModelRunTest, TrainInputAloneSeed004) {
-  // q)train(m;`batchsize;3); train(m; til 7) -> 3; data m -> (0 .. 6;::)
+  // q)train(m;`batchsize;3); train(m; til 7) -> 3; data m -> 0 .. 6 and :: (input; no target)
   KRef m = IdentityModel();
   Call("train", List({m.share(), kq::Sym("batchsize"), Q("3").share()}));
   EXPECT_EQ(S1(Call("train", List({m.share(), Q(Til(7)).share()}))), "3");
-  EXPECT_EQ(S1(Call("data", m)), "0 1 2 3 4 5 6");
+  EXPECT_EQ(S1(Call("data", m)), "(0 1 2 3 4 5 6;::)");
   EXPECT_EQ(S1(Call("target", m)), "::");
   // q)test(m;`batchsize;5); test(m;til 10) -> 2; while[testbatch m; ..]
   Call("test", List({m.share(), kq::Sym("batchsize"), Q("5").share()}));
   EXPECT_EQ(S1(Call("test", List({m.share(), Q(Til(10)).share()}))), "2");
   std::vector<std::string> seen;
   while (S1(Call("testbatch", m)) == "1b") seen.push_back(S1(Call("testdata", m)));
-  EXPECT_EQ(seen, (std::vector<std::string>{"0 1 2 3 4", "5 6 7 8 9"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"(0 1 2 3 4;::)", "(5 6 7 8 9;::)"}));
   EXPECT_EQ(S1(Call("testdata", List({m.share(), Q(Til(100)).share(), Q(Longs(100, [](std::int64_t i) { return i % 2; })).share()}))), "20");
   Call("free", m);
 }

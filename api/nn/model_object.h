@@ -25,17 +25,29 @@
 
 namespace kscope::nn {
 
-// A model's training or testing data (ktorch's train(m;x;y)): an input and an optional target
-// (undefined tensors when not given), batched together along the first dimension, and where
-// batching stands: `next` is the position of the next batch in this task's sequence (-1 when
-// no epoch is under way), `permutation` the composed shuffles since the data was given
-// (undefined: original order), `generator` the shared shuffle generator of several tasks.
+// A model's input or its target (ktorch's x and y: a tensor, a vector of tensors, a dictionary
+// of tensors, or nothing): the tensors in order and, for a dictionary, their keys.
+struct DataTensors {
+  enum class Form { kNone, kTensor, kVector, kDictionary };
+  Form form = Form::kNone;
+  std::vector<at::Tensor> tensors;  // one for kTensor, none for kNone
+  std::vector<std::string> keys;    // kDictionary: the key of each tensor
+  bool defined() const { return form != Form::kNone; }
+};
+
+// A model's training or testing data (ktorch's train(m;x;y)): an input and an optional target,
+// batched together along the first dimension, and where batching stands: `next` is the position
+// of the next batch in this task's sequence (-1 when no epoch is under way), `permutation` the
+// composed shuffles since the data was given (undefined: original order), `generator` the
+// shared shuffle generator of several tasks, `hidden` the recurrent state the last batch left
+// (fed with the next batch under the `hidden` option; empty at an epoch's start).
 struct ModelData {
-  at::Tensor input;
-  at::Tensor target;
+  DataTensors input;
+  DataTensors target;
   std::int64_t next = -1;
   at::Tensor permutation;
   at::Generator generator;
+  std::vector<at::Tensor> hidden;
 };
 
 struct Model {
