@@ -71,7 +71,10 @@ void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
   std::vector<at::Tensor> gradients;
   if (gradient != nullptr) {
     if (outputs.size() != 1) Fail("backward: a gradient is given for a single tensor only");
-    gradients.push_back(Resolve("backward", {gradient}).tensors[0]);
+    at::Tensor g = Resolve("backward", {gradient}).tensors[0];
+    // ktorch's backward(y;1e): a scalar gradient stands for every element of the output.
+    if (g.dim() == 0 && outputs[0].dim() > 0) g = g.expand(outputs[0].sizes());
+    gradients.push_back(std::move(g));
   }
   torch::autograd::backward(outputs, gradients, AtOptional<bool>(flags.retain), flags.create);
 }

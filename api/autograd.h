@@ -30,7 +30,8 @@ std::optional<BackwardMode> BackwardModeFromName(absl::string_view name);
 
 // Backward from tensor h (a scalar unless a gradient is given). h may also be a vector or
 // dictionary: backward from each of its tensors together. `gradient` (data or a handle) must
-// match h's shape; for a vector or dictionary give no gradient.
+// match h's shape, or be a scalar that stands for every element (ktorch's backward(y;1e)); for a
+// vector or dictionary give no gradient.
 void backward(Handle h, BackwardMode mode = BackwardMode::kFree);
 void backward(Handle h, const Operand& gradient, BackwardMode mode = BackwardMode::kFree);
 

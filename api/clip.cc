@@ -2,6 +2,7 @@
 
 #include <torch/types.h>  // clip_grad.h needs torch::Tensor and the torch:: ops declared first
 #include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/optimizer.h>
 
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -11,8 +12,24 @@
 namespace kscope {
 namespace {
 
+// The parameters of each of the optimizer's groups.
+std::vector<std::vector<at::Tensor>> OptimizerGroups(const torch::optim::Optimizer& optimizer) {
+  std::vector<std::vector<at::Tensor>> groups;
+  for (const auto& group : optimizer.param_groups()) groups.push_back(group.params());
+  return groups;
+}
+
+// Every parameter of the optimizer, group after group.
+std::vector<at::Tensor> AllParameters(const torch::optim::Optimizer& optimizer) {
+  const auto& groups = optimizer.param_groups();
+  if (groups.size() == 1) return groups.front().params();
+  std::vector<at::Tensor> all;
+  for (const auto& group : groups) all.insert(all.end(), group.params().begin(), group.params().end());
+  return all;
+}
+
 // The tensors whose gradients are clipped, by group: one group per parameter group of an
-// optimizer, one group for anything else.
+// optimizer or a model's optimizer, one group for anything else.
 std::vector<std::vector<at::Tensor>> GroupsOf(const char* fn, Handle h) {
   const ObjectClass c = HandleTable::Global().Info(h).object_class;
   switch (c) {
@@ -22,13 +39,12 @@ std::vector<std::vector<at::Tensor>> GroupsOf(const char* fn, Handle h) {
       return {HandleTable::Global().Get(h).tensors()};
     case ObjectClass::kModule:
       return {nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters()};
-    case ObjectClass::kOptimizer: {
-      std::vector<std::vector<at::Tensor>> groups;
-      for (const auto& group : nn::OptimizerOf(fn, h)->optimizer().param_groups()) groups.push_back(group.params());
-      return groups;
-    }
+    case ObjectClass::kOptimizer:
+      return OptimizerGroups(nn::OptimizerOf(fn, h)->optimizer());
+    case ObjectClass::kModel:
+      return OptimizerGroups(nn::ModelOf(fn, h)->model().optimizer->optimizer());
     default:
-      Fail("%s: expected tensor, vector, dictionary, module or optimizer, given %s", fn, ClassName(c));
+      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn, ClassName(c));
   }
 }
 
@@ -50,6 +66,29 @@ void clipv(Handle h, double value) {
   std::vector<at::Tensor> all;
   for (auto& group : GroupsOf("clipv", h)) all.insert(all.end(), group.begin(), group.end());
   torch::nn::utils::clip_grad_value_(all, value);
+}
+
+std::vector<double> clip_by_options(Handle m) {
+  std::vector<double> norms;
+  clip_by_options(nn::ModelOf("clip", m)->model(), &norms);
+  return norms;
+}
+
+void clip_by_options(const nn::Model& model, std::vector<double>* norms) {
+  const nn::RunOptions& o = model.train.get();
+  const torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
+  if (o.clipvalue) torch::nn::utils::clip_grad_value_(AllParameters(optimizer), *o.clipvalue);
+  if (!o.clipnorm) return;
+  auto keep = [norms](double norm) {
+    if (norms != nullptr) norms->push_back(norm);
+  };
+  if (!o.clipgroup) {
+    keep(torch::nn::utils::clip_grad_norm_(AllParameters(optimizer), o.clipnorm->max, o.clipnorm->order));
+    return;
+  }
+  for (const auto& group : optimizer.param_groups()) {
+    keep(torch::nn::utils::clip_grad_norm_(group.params(), o.clipnorm->max, o.clipnorm->order));
+  }
 }
 
 }  // namespace kscope

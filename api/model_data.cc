@@ -52,11 +52,6 @@ std::int64_t TaskBatches(const nn::RunOptions& o, std::int64_t rows) {
   return all > o.task ? (all - o.task + o.tasks - 1) / o.tasks : 0;
 }
 
-// A data tensor, at least one-dimensional.
-const at::Tensor& Checked(const char* fn, const at::Tensor& t) {
-  if (t.dim() == 0) Fail("%s: expected data with at least one dimension, given a scalar", fn);
-  return t;
-}
 
 // The device of the module's first parameter (k data is moved there), if it has any.
 std::optional<c10::Device> ModuleDevice(const nn::Model& model) {
@@ -65,10 +60,12 @@ std::optional<c10::Device> ModuleDevice(const nn::Model& model) {
   return parameters.front().device();
 }
 
-// Collects the parts of one input or target into `out`, checking each.
+// Collects the parts of one input or target, checking each; data to be batched must have at
+// least one dimension.
 class Gatherer {
  public:
-  Gatherer(const char* fn, std::optional<c10::Device> device) : fn_(fn), device_(device) {}
+  Gatherer(const char* fn, std::optional<c10::Device> device, bool batched)
+      : fn_(fn), device_(device), batched_(batched) {}
 
   void Add(const DataPart& part) {
     ++parts_;
@@ -125,26 +122,32 @@ class Gatherer {
 
   void Push(const at::Tensor& t) {
     if (dictionary_) Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
-    out_.tensors.push_back(Checked(fn_, t));
+    out_.tensors.push_back(Checked(t));
   }
 
   void PushKeyed(const std::string& key, const at::Tensor& t) {
     if (out_.keys.size() != out_.tensors.size()) Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
     if (std::find(out_.keys.begin(), out_.keys.end(), key) != out_.keys.end()) Fail("%s: a key given twice: `%s", fn_, key);
     out_.keys.push_back(key);
-    out_.tensors.push_back(Checked(fn_, t));
+    out_.tensors.push_back(Checked(t));
+  }
+
+  const at::Tensor& Checked(const at::Tensor& t) const {
+    if (batched_ && t.dim() == 0) Fail("%s: expected data with at least one dimension, given a scalar", fn_);
+    return t;
   }
 
   const char* fn_;
   std::optional<c10::Device> device_;
+  bool batched_;
   DataTensors out_;
   std::size_t parts_ = 0;
   bool single_tensor_ = false;
   bool dictionary_ = false;
 };
 
-DataTensors Gather(const char* fn, const Bound& b, const DataParts& parts) {
-  Gatherer g(fn, ModuleDevice(b.model));
+DataTensors Gather(const char* fn, const Bound& b, const DataParts& parts, bool batched = true) {
+  Gatherer g(fn, ModuleDevice(b.model), batched);
   for (const DataPart& part : parts.parts()) g.Add(part);
   return g.Take();
 }
@@ -206,7 +209,7 @@ std::int64_t model_target(Handle m, nn::DataMode mode, const DataParts& target) 
 }
 
 DataTensors model_data_tensors(const char* fn, Handle m, const DataParts& parts) {
-  return Gather(fn, DataOf(fn, m, nn::DataMode::kTrain), parts);
+  return Gather(fn, DataOf(fn, m, nn::DataMode::kTrain), parts, /*batched=*/false);
 }
 
 DataTensors model_input(Handle m, nn::DataMode mode) {

@@ -88,7 +88,7 @@ std::int64_t model_input(Handle m, nn::DataMode mode, const DataParts& input);
 std::int64_t model_target(Handle m, nn::DataMode mode, const DataParts& target);
 
 // The tensors `parts` make for model m (k data moved to its module's device), without storing
-// them: for calls given data, as backward(m;x;y). Errors name `fn`.
+// or batching them (scalars allowed): for calls given data, as backward(m;x;y). Errors name `fn`.
 nn::DataTensors model_data_tensors(const char* fn, Handle m, const DataParts& parts);
 
 // The stored data (its tensors showing the current batch); form kNone when not given.

@@ -10,13 +10,12 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
-#include <torch/types.h>  // clip_grad.h needs torch::Tensor and the torch:: ops declared first
 #include <torch/nn/module.h>
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/optimizer.h>
 
 #include "absl/cleanup/cleanup.h"
 #include "api/batch_window.h"
+#include "api/clip.h"
 #include "api/model_data.h"
 #include "api/nn/forward_io.h"
 #include "api/nn/model_object.h"
@@ -63,20 +62,6 @@ at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat, 
   return nn::SingleOutput(fn, l.spec().kind->forward(l.module(), inputs));
 }
 
-// Clips the module's gradients as the training options say.
-void Clip(const nn::Model& model) {
-  const nn::RunOptions& o = model.train.get();
-  if (o.clipvalue) torch::nn::utils::clip_grad_value_(model.module->module().parameters(), *o.clipvalue);
-  if (!o.clipnorm) return;
-  if (!o.clipgroup) {
-    torch::nn::utils::clip_grad_norm_(model.module->module().parameters(), o.clipnorm->max, o.clipnorm->order);
-    return;
-  }
-  for (const auto& group : model.optimizer->optimizer().param_groups()) {
-    torch::nn::utils::clip_grad_norm_(group.params(), o.clipnorm->max, o.clipnorm->order);
-  }
-}
-
 // One training step on x and y: the loss, and the parts of the last evaluation's output in
 // *output (detached).
 at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y,
@@ -90,7 +75,7 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors& 
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).
     if (model.train.get().sync && !loss.is_cpu()) loss.item<double>();
-    Clip(model);
+    clip_by_options(model);
     if (output != nullptr) {
       output->clear();
       for (const at::Tensor& part : parts) output->push_back(part.detach());
@@ -99,10 +84,10 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors& 
   });
 }
 
-double Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
+at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
   at::Tensor loss = Loss(fn, model, Parts(Output(fn, model, x)).front(), y.tensors);
   loss.backward();
-  return loss.item<double>();
+  return loss.detach();
 }
 
 bool Wants(const nn::RunOptions& o, std::initializer_list<Metric> any) {
@@ -163,7 +148,8 @@ class Collector {
 
   at::Tensor Value(Metric metric) const {
     switch (metric) {
-      case Metric::kLoss: return Losses().sum() / static_cast<double>(std::max<std::int64_t>(batches_, 1));
+      case Metric::kLoss:  // a double, as ktorch's
+        return Losses().sum().to(at::kDouble) / static_cast<double>(std::max<std::int64_t>(batches_, 1));
       case Metric::kBatchLoss: return Losses();
       case Metric::kAccuracy: return at::scalar_tensor(total_ == 0 ? 0.0 : 100.0 * correct_ / total_, at::kDouble);
       case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{correct_, total_});
@@ -229,27 +215,27 @@ Result model_loss(Handle m, const Operand& yhat, const Operand& y) {
   return nn::EmitOutput("loss", Loss("loss", model, in.tensors[0], {in.tensors[1]}), in.any_handle);
 }
 
-double model_backward(Handle m) {
+at::Tensor model_backward(Handle m) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
   return Backward("backward", model, model.train_data.input, model.train_data.target);
 }
 
-double model_backward(Handle m, const DataParts& x, const DataParts& y) {
+at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
   return Backward("backward", model, model_data_tensors("backward", m, x), model_data_tensors("backward", m, y));
 }
 
 void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer().step(); }
 
-double model_backstep(Handle m) {
+at::Tensor model_backstep(Handle m) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
-  return TrainStep("backstep", model, model.train_data.input, model.train_data.target).item<double>();
+  return TrainStep("backstep", model, model.train_data.input, model.train_data.target).detach();
 }
 
-double model_backstep(Handle m, const DataParts& x, const DataParts& y) {
+at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
   return TrainStep("backstep", model, model_data_tensors("backstep", m, x), model_data_tensors("backstep", m, y))
-      .item<double>();
+      .detach();
 }
 
 RunMetrics run(Handle m) {

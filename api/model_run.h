@@ -45,14 +45,15 @@ namespace kscope {
 Result model_forward(Handle m, ForwardMode mode);
 // loss(m;yhat;y): the model's loss.
 Result model_loss(Handle m, const Operand& yhat, const Operand& y);
-// backward m / backward(m;x;y): forward, loss and backward (no zeroing, no step); the loss.
-double model_backward(Handle m);
-double model_backward(Handle m, const DataParts& x, const DataParts& y);
+// backward m / backward(m;x;y): forward, loss and backward (no zeroing, no step); the loss, a
+// detached scalar of the loss's dtype. Data given here is not batched: scalars will do.
+at::Tensor model_backward(Handle m);
+at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y);
 // step m: the optimizer's step.
 void model_step(Handle m);
-// backstep m / backstep(m;x;y): a training step (see above); the loss.
-double model_backstep(Handle m);
-double model_backstep(Handle m, const DataParts& x, const DataParts& y);
+// backstep m / backstep(m;x;y): a training step (see above); the loss, as for backward.
+at::Tensor model_backstep(Handle m);
+at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y);
 
 // The metrics of a run, named, in the order of the options; and how to return them.
 struct RunMetrics {

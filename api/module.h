@@ -74,7 +74,8 @@ inline Result evaluate(Handle q, const Operand& x) {
   return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEvaluate);
 }
 
-// Submodules are named by dotted paths (`decoder.layers.0`); an empty path is q itself. A
+// Submodules are named by dotted paths (`decoder.layers.0`); an empty path is q itself. Here and
+// in forward, q may also be a model, standing for its module (ktorch's forward(m;x), parm(m;`x)). A
 // submodule libtorch made on its own (the layers inside a transformer) has no kscope
 // definition: its handle describes as kind `libtorch and cannot be run alone.
 //

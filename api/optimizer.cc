@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_split.h"
+#include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_kind.h"
 #include "api/nn/optimizer_object.h"
@@ -26,9 +27,19 @@ const nn::OptimizerKind& KindNamed(const std::string& kind) {
   return *k;
 }
 
-// The parameters of module `source.from`: all of them, or those of the children it names.
+// The module of `source.from`: a module, or a model's module; "opt: expected module or model,
+// given tensor" for anything else.
+std::shared_ptr<nn::ModuleObject> SourceModule(const ParameterSource& source) {
+  const ObjectClass c = HandleTable::Global().Info(source.from).object_class;
+  if (c == ObjectClass::kModel) return nn::ModelOf("opt", source.from)->model().module;
+  if (c != ObjectClass::kModule) Fail("opt: expected module or model, given %s", ClassName(c));
+  return nn::ModuleOf("opt", source.from, ObjectClass::kModule);
+}
+
+// The parameters of module (or model) `source.from`: all of them, or those of the children it
+// names.
 ParameterBatch ModuleBatch(const ParameterSource& source) {
-  auto m = nn::ModuleOf("opt", source.from, ObjectClass::kModule);
+  auto m = SourceModule(source);
   const auto named = m->module().named_parameters();
   ParameterBatch batch{{m->module_ptr(), m->spec_ptr()}, {}};
   if (source.keys.empty() && source.indices.empty()) {
@@ -95,13 +106,14 @@ ParameterBatch BatchOf(const ParameterSource& source) {
   const ObjectClass c = HandleTable::Global().Info(source.from).object_class;
   switch (c) {
     case ObjectClass::kModule:
+    case ObjectClass::kModel:
       return ModuleBatch(source);
     case ObjectClass::kTensor:
     case ObjectClass::kVector:
     case ObjectClass::kDictionary:
       return LooseBatch(source);
     default:
-      Fail("opt: expected module, tensor, vector or dictionary, given %s", ClassName(c));
+      Fail("opt: expected module, model, tensor, vector or dictionary, given %s", ClassName(c));
   }
 }
 
@@ -145,8 +157,9 @@ Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& position
 
 Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional,
                   const nn::NamedValues& named) {
-  nn::ModuleOf("opt", module, ObjectClass::kModule);  // a module only, by this name
-  return opt_group(kind, 0, ParameterSource{module, {}, {}}, positional, named);
+  const ParameterSource source{module, {}, {}};
+  SourceModule(source);  // a module or a model only, by this name
+  return opt_group(kind, 0, source, positional, named);
 }
 
 Handle opt_group(const std::string& kind, std::int64_t group, const ParameterSource& parameters,

@@ -44,12 +44,13 @@
 
 namespace kscope {
 
-// Where opt takes parameters from, ktorch's params argument: a module (all its parameters, or
-// those of the children named in `keys` or at `indices`), a tensor, a vector (all, or those at
+// Where opt takes parameters from, ktorch's params argument: a module or a model's module (all
+// its parameters, or those of the children named in `keys` or at `indices`), a tensor, a vector (all, or those at
 // `indices`), a dictionary (all, or those under `keys`), or nothing (a null `from`, ktorch's
 // `()`). Module parameters are named as in the module (`0.weight`); loose tensors by their key,
 // or by their index in a vector (a lone tensor is `0`). Errors name `opt`: an unknown child or
-// key, an index out of range, another class of object.
+// key, an index out of range, another class of object ("opt: expected module, model, tensor,
+// vector or dictionary, given loss").
 struct ParameterSource {
   Handle from;
   std::vector<std::string> keys = {};
@@ -60,7 +61,8 @@ struct ParameterSource {
 // one empty parameter group).
 Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& positional = {},
            const nn::NamedValues& named = {});
-// opt(`adam;q;opts..): an optimizer over the parameters of module q.
+// opt(`adam;q;opts..): an optimizer over the parameters of module q, or of model q's module
+// ("opt: expected module or model, given tensor" for anything else).
 Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional = {},
                   const nn::NamedValues& named = {});
 // The same as opt_module, spelled opt. A template on exactly Handle so that a braced option

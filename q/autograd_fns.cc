@@ -28,9 +28,9 @@ K Backward(K x) {
   return Guard([&] {
     const Args a("backward", x);
     if (a.size() > 0 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
-      if (a.size() == 1) return kabi::kf(model_backward(a.PointerAt(0)));
+      if (a.size() == 1) return KFromTensor(model_backward(a.PointerAt(0)));
       if (a.size() != 3) a.Unrecognized();
-      return kabi::kf(model_backward(a.PointerAt(0), DataPartsFromK("backward", a[1]), DataPartsFromK("backward", a[2])));
+      return KFromTensor(model_backward(a.PointerAt(0), DataPartsFromK("backward", a[1]), DataPartsFromK("backward", a[2])));
     }
     if (IsPointer(x)) {
       backward(HandleOf(x));

@@ -35,6 +35,7 @@ std::vector<Export> LossExports();     // loss ce mse ...
 std::vector<Export> FunctionalExports(); // relu maxpool2d linear pdist ... (layers' functional forms)
 std::vector<Export> OptimizerExports(); // opt step lr
 std::vector<Export> ClipExports();      // clip clipv
+std::vector<Export> BatchnormExports(); // batchnorm
 std::vector<Export> ModelExports();     // model train test
 std::vector<Export> BatchExports();     // batch restore shuffle (tensors, vectors, dictionaries)
 

@@ -29,7 +29,7 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
                               kscope::q::ModuleExports(), kscope::q::LossExports(),
                               kscope::q::FunctionalExports(),
                               kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
-                              kscope::q::OptimizerExports(), kscope::q::ClipExports(),
+                              kscope::q::OptimizerExports(), kscope::q::ClipExports(), kscope::q::BatchnormExports(),
                               kscope::q::BatchExports(), kscope::q::ModelExports()}) {
       Append(&names, &functions, group);
     }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "api/container.h"
 #include "api/model.h"
 #include "api/model_data.h"
 #include "api/model_run.h"
@@ -191,23 +192,35 @@ K Test(K x) { return Options("test", nn::DataMode::kTest, x); }
 K Backstep(K x) {
   return Guard([&] {
     const Args a("backstep", x);
-    if (a.size() == 1) return kabi::kf(model_backstep(ModelArg("backstep", x)));
+    if (a.size() == 1) return KFromTensor(model_backstep(ModelArg("backstep", x)));
     if (a.size() != 3) a.Unrecognized();
-    return kabi::kf(model_backstep(a.PointerAt(0), DataPartsFromK("backstep", a[1]), DataPartsFromK("backstep", a[2])));
+    return KFromTensor(model_backstep(a.PointerAt(0), DataPartsFromK("backstep", a[1]), DataPartsFromK("backstep", a[2])));
   });
 }
 
-// Metrics as the options say: k arrays or tensor handles, in a list or keyed by name.
+// Metrics as the options say: one metric alone, several in a list, or keyed by name with
+// `dictionary; k values, or with `tensor a tensor, vector or dictionary pointer (as ktorch).
 K KFromMetrics(const RunMetrics& r) {
-  K values = kabi::knk(0);
-  for (const auto& [name, value] : r.values) {
-    K item = r.tensor ? Pointer(tensor(value)) : KFromTensor(value);
-    kabi::jk(&values, item);
-  }
-  if (!r.dictionary) return values;
   std::vector<std::string> names;
   for (const auto& value : r.values) names.push_back(value.first);
-  return kabi::xD(Symbols(names), values);
+  if (r.tensor) {
+    if (r.dictionary) {
+      NamedOperands items;
+      for (const auto& [name, value] : r.values) items.emplace_back(name, value);
+      return Pointer(dict(items));
+    }
+    if (r.values.size() == 1) return Pointer(tensor(r.values.front().second));
+    std::vector<Operand> items;
+    for (const auto& value : r.values) items.emplace_back(value.second);
+    return Pointer(vector(items));
+  }
+  K values = kabi::knk(0);
+  for (const auto& value : r.values) kabi::jk(&values, KFromTensor(value.second));
+  if (r.dictionary) return kabi::xD(Symbols(names), values);
+  if (r.values.size() != 1) return values;
+  K one = kabi::r1(kabi::Items(values)[0]);
+  kabi::r0(values);
+  return one;
 }
 
 // run m | run(m;x;y) (likewise testrun): the metrics of one pass over the data.

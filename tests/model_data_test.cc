@@ -140,7 +140,7 @@ TEST_F(ModelDataTest, TwoTargetsFeedAWeightedLoss) {
   model_data(m, DataMode::kTrain, x, {y, w});
   EXPECT_EQ(model_target(m, DataMode::kTrain).form, Form::kVector);
   const double expected = at::binary_cross_entropy(x.detach().sigmoid(), y, w).item<double>();
-  EXPECT_NEAR(model_backward(m), expected, 1e-6);
+  EXPECT_NEAR(model_backward(m).item<double>(), expected, 1e-6);
   free(m);
 }
 

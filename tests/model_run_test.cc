@@ -133,11 +133,13 @@ TEST_F(ModelRunTest, BackwardAndBackstepLbfgs) {
   const Handle m = model({q, loss("mse"), opt("lbfgs", q, {1.0})});
   const at::Tensor x = at::linspace(-1, 1, 20).unsqueeze(1), y = 3 * x + 1;
   model_data(m, DataMode::kTrain, x, y);
-  const double before = model_backward(m);
-  EXPECT_GT(before, 0);
+  const at::Tensor before = model_backward(m);
+  EXPECT_EQ(before.dim(), 0);
+  EXPECT_EQ(before.scalar_type(), at::kFloat);  // the loss's own dtype
+  EXPECT_GT(before.item<double>(), 0);
   zerograd(m);
   for (int i = 0; i < 5; ++i) model_backstep(m);
-  EXPECT_LT(model_backward(m, x, y), 1e-6);
+  EXPECT_LT(model_backward(m, x, y).item<double>(), 1e-6);
   EXPECT_EQ(ErrorOf([&] { model_backward(Module("relu")); }), "backward: expected model, given module");
 }
 

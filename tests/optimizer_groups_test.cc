@@ -140,7 +140,7 @@ TEST_F(OptimizerGroupsTest, LooseTensorsAreHeldInAParmdict) {
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {hx, {"a"}, {}}); }), "opt: a tensor takes no keys or indices");
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {v, {}, {3}}); }), "opt: vector index 3 invalid for 3 tensor(s)");
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {d, {"zz"}, {}}); }), "opt: no key `zz in dictionary");
-  EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {o}); }), "opt: expected module, tensor, vector or dictionary, given optimizer");
+  EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {o}); }), "opt: expected module, model, tensor, vector or dictionary, given optimizer");
   Handle y = tensor(x * 2);  // not a leaf
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {y}); }), "opt: parameter `0 is not a leaf tensor, it cannot be optimized");
   EXPECT_EQ(describe_opt(o).parameters.size(), 5u);

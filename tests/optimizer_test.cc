@@ -294,7 +294,7 @@ TEST_F(OptimizerTest, BadKindsAndOptionsLeaveNoHandle) {
   EXPECT_EQ(ErrorOf([] { opt("sgd", {0.1, 0.0, 0.0, 0.0, false, 1.0}); }),
             "sgd: 6 positional option(s) given, expecting at most 5");
   EXPECT_EQ(ErrorOf([] { opt("adam", {0.1}, {{"lr", 0.2}}); }), "adam: option `lr given more than once");
-  EXPECT_EQ(ErrorOf([&] { opt("sgd", x); }), "opt: expected module, given tensor");
+  EXPECT_EQ(ErrorOf([&] { opt("sgd", x); }), "opt: expected module or model, given tensor");
   EXPECT_THAT(ErrorOf([&] { opt("adam", q, {-1.0}); }), HasSubstr("Invalid learning rate: -1"));
   EXPECT_THAT(ErrorOf([&] { opt("sgd", q, {0.1}, {{"nesterov", true}}); }),
               HasSubstr("Nesterov momentum requires a momentum and zero dampening"));

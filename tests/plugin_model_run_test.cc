@@ -122,9 +122,16 @@ TEST_F(PluginModelRunTest, RunMetricsAsDictionarySeed004) {
   EXPECT_EQ(S1(Call("train", List({m.share(), x.share(), y.share()}))), "6");
   KRef r = Call("run", m);
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(r.get())))), "`loss`batchloss");
-  EXPECT_EQ(kabi::Items(kabi::DictValues(r.get()))[0]->t, -kabi::kReal);
+  EXPECT_EQ(kabi::Items(kabi::DictValues(r.get()))[0]->t, -kabi::kFloat);  // loss| 2.44: a float
   EXPECT_EQ(kabi::Items(kabi::DictValues(r.get()))[1]->n, 6);
-  EXPECT_EQ(Call("backward", m)->t, -kabi::kFloat);
+  EXPECT_EQ(Call("backward", m)->t, -kabi::kReal);  // the loss's own type: 2.358e
+  // One metric alone is that value; with `tensor and `dictionary, one dictionary pointer.
+  Call("train", List({m.share(), kq::Syms({"dictionary", "metrics"}), Q("(0b;`batchloss)").share()}));
+  EXPECT_EQ(Call("run", m)->t, kabi::kReal);
+  Call("train", List({m.share(), kq::Syms({"tensor", "dictionary", "metrics"}), Q("(1b;1b;`loss`accuracy)").share()}));
+  KRef d = Call("run", m);
+  EXPECT_EQ(S1(Call("class", d)), "`dictionary");
+  Call("free", d);
   Call("free", List({m.share(), x.share(), y.share()}));
 }
 

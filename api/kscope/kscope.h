@@ -10,10 +10,11 @@
 //     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
 //   - functional forms of layers (api/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
 //   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
-//     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv);
+//     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv, clip_by_options);
 //   - models (api/model.h: model, model_module/model_loss/model_opt, describe_model,
 //     model_state, train/test options; api/model_data.h: model data and batching;
-//     api/model_run.h: forward, loss, backward, step, backstep, run and testrun on models);
+//     api/model_run.h: forward, loss, backward, step, backstep, run and testrun on models;
+//     api/batchnorm.h: batchnorm statistics recomputed over a model's training data);
 //   - module buffers, submodules, freezing and parameter copies (api/module_parameters.h), and
 //     module state, recreation and clone (api/module_state.h);
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
@@ -36,6 +37,7 @@
 #include "api/autograd.h"
 #include "api/batch.h"
 #include "api/batch_window.h"
+#include "api/batchnorm.h"
 #include "api/clip.h"
 #include "api/container.h"
 #include "api/functional.h"
