@@ -46,14 +46,6 @@ std::vector<Layer> LayersOf(torch::nn::Module& q) {
   return layers;
 }
 
-// The module of q: a module, or a model's module.
-std::shared_ptr<nn::ModuleObject> ModuleOrModelsModule(Handle q) {
-  const ObjectClass c = HandleTable::Global().Info(q).object_class;
-  if (c == ObjectClass::kModel) return nn::ModelOf("batchnorm", q)->model().module;
-  if (c != ObjectClass::kModule) Fail("batchnorm: expected module or model, given %s", ClassName(c));
-  return nn::ModuleOf("batchnorm", q, ObjectClass::kModule);
-}
-
 // Copies of the layers' statistics, to put back if the pass over the data fails.
 std::vector<Layer> Snapshot(const std::vector<Layer>& layers) {
   std::vector<Layer> copies;
@@ -96,7 +88,7 @@ void PassOverTrainingData(Handle m, torch::nn::Module& module) {
 }  // namespace
 
 Momenta batchnorm(Handle q) {
-  const std::shared_ptr<nn::ModuleObject> module = ModuleOrModelsModule(q);
+  const std::shared_ptr<nn::ModuleObject> module = nn::ModuleOrModelsModule("batchnorm", q);
   const std::vector<Layer> layers = LayersOf(module->module());
   Momenta original;
   for (const Layer& l : layers) {
@@ -126,7 +118,7 @@ Momenta batchnorm(Handle q) {
 }
 
 void batchnorm(Handle q, const Momenta& momenta) {
-  const std::shared_ptr<nn::ModuleObject> module = ModuleOrModelsModule(q);
+  const std::shared_ptr<nn::ModuleObject> module = nn::ModuleOrModelsModule("batchnorm", q);
   const std::vector<Layer> all = LayersOf(module->module());
   std::vector<Layer> named;
   for (const auto& item : momenta) {

@@ -64,19 +64,13 @@ std::shared_ptr<ModuleSpec> SpecOfChild(const ModuleSpec& parent, const std::str
       ModuleSpec{&nn::OpaqueKind(), nn::OptionSet::Parse(nn::OpaqueKind().name, {}, {}, {}), name, {}});
 }
 
-// The module object of q: a module, or a model's module (ktorch's forward(m;x), parm(m;`x)).
-std::shared_ptr<nn::ModuleObject> ModuleOrModelsModule(const char* fn, Handle q) {
-  if (HandleTable::Global().Info(q).object_class == ObjectClass::kModel) return nn::ModelOf(fn, q)->model().module;
-  return nn::ModuleOf(fn, q, ObjectClass::kModule);
-}
-
 // The submodule of q at a dotted path (q itself for an empty path), with its definition.
 struct Located {
   std::shared_ptr<ModuleSpec> spec;
   std::shared_ptr<torch::nn::Module> module;
 };
 Located Locate(const char* fn, Handle q, const std::string& path) {
-  auto m = ModuleOrModelsModule(fn, q);
+  auto m = nn::ModuleOrModelsModule(fn, q);
   Located at{m->spec_ptr(), m->module_ptr()};
   if (path.empty()) return at;
   for (absl::string_view part : absl::StrSplit(path, '.')) {
@@ -179,7 +173,7 @@ std::vector<std::string> parmnames(Handle q, const std::string& child) {
 namespace {
 
 at::Tensor ParameterOf(const char* fn, Handle q, const std::string& name) {
-  auto m = ModuleOrModelsModule(fn, q);
+  auto m = nn::ModuleOrModelsModule(fn, q);
   const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
   const at::Tensor* p = named.find(name);
   if (p == nullptr) Fail("%s: no parameter `%s in %s module", fn, name, m->spec().kind->name);

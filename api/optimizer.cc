@@ -27,19 +27,10 @@ const nn::OptimizerKind& KindNamed(const std::string& kind) {
   return *k;
 }
 
-// The module of `source.from`: a module, or a model's module; "opt: expected module or model,
-// given tensor" for anything else.
-std::shared_ptr<nn::ModuleObject> SourceModule(const ParameterSource& source) {
-  const ObjectClass c = HandleTable::Global().Info(source.from).object_class;
-  if (c == ObjectClass::kModel) return nn::ModelOf("opt", source.from)->model().module;
-  if (c != ObjectClass::kModule) Fail("opt: expected module or model, given %s", ClassName(c));
-  return nn::ModuleOf("opt", source.from, ObjectClass::kModule);
-}
-
 // The parameters of module (or model) `source.from`: all of them, or those of the children it
 // names.
 ParameterBatch ModuleBatch(const ParameterSource& source) {
-  auto m = SourceModule(source);
+  auto m = nn::ModuleOrModelsModule("opt", source.from);
   const auto named = m->module().named_parameters();
   ParameterBatch batch{{m->module_ptr(), m->spec_ptr()}, {}};
   if (source.keys.empty() && source.indices.empty()) {
@@ -158,7 +149,7 @@ Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& position
 Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional,
                   const nn::NamedValues& named) {
   const ParameterSource source{module, {}, {}};
-  SourceModule(source);  // a module or a model only, by this name
+  nn::ModuleOrModelsModule("opt", source.from);  // a module or a model only, by this name
   return opt_group(kind, 0, source, positional, named);
 }
 

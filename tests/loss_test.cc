@@ -332,7 +332,7 @@ TEST_F(LossTest, BadLossesChangeNothing) {
   EXPECT_EQ(live_handles(), 0u);
   auto scope = Scope::Open();
   Handle l = loss("mse");
-  EXPECT_EQ(ErrorOf([&] { forward(l, at::ones({1})); }), "forward: expected module, given loss");
+  EXPECT_EQ(ErrorOf([&] { forward(l, at::ones({1})); }), "forward: expected module or model, given loss");
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ TEST_F(ModuleTest, ParametersAreSharedNotCopied) {
   EXPECT_EQ(dict(p).keys(), (std::vector<std::string>{"weight", "bias"}));
   kscope::free(q);
   EXPECT_EQ(ref(w).single(), 2);  // still alive through w and the dictionary
-  EXPECT_EQ(ErrorOf([&] { parm(p, "weight"); }), "parm: expected module, given dictionary");
+  EXPECT_EQ(ErrorOf([&] { parm(p, "weight"); }), "parm: expected module or model, given dictionary");
 }
 
 TEST_F(ModuleTest, TrainingFlagAndAHandleInHandleOut) {

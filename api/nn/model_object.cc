@@ -1,6 +1,9 @@
 #include "api/nn/model_object.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/errors.h"
+#include "runtime/handle_table.h"
+#include "runtime/object_class.h"
 
 namespace kscope::nn {
 
@@ -25,6 +28,13 @@ void ModelObject::MoveTo(std::optional<c10::Device> device, std::optional<c10::S
 
 std::shared_ptr<ModelObject> ModelOf(const char* fn, Handle h) {
   return std::static_pointer_cast<ModelObject>(CompositeOf(fn, h, ObjectClass::kModel));
+}
+
+std::shared_ptr<ModuleObject> ModuleOrModelsModule(const char* fn, Handle h) {
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  if (c == ObjectClass::kModel) return ModelOf(fn, h)->model().module;
+  if (c != ObjectClass::kModule) Fail("%s: expected module or model, given %s", fn, ClassName(c));
+  return ModuleOf(fn, h, ObjectClass::kModule);
 }
 
 }  // namespace kscope::nn

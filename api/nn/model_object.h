@@ -87,6 +87,11 @@ class ModelObject : public CompositeObject {
 // is a live model handle ("stale pointer" for a stale one).
 std::shared_ptr<ModelObject> ModelOf(const char* fn, Handle h);
 
+// The module object behind h, or the module of model h (ktorch lets a model stand for its
+// module: forward(m;x), parm(m;`x), opt(`sgd;m), batchnorm m); kscope::Error "<fn>: expected
+// module or model, given <class>" otherwise ("stale pointer" for a stale handle).
+std::shared_ptr<ModuleObject> ModuleOrModelsModule(const char* fn, Handle h);
+
 }  // namespace kscope::nn
 
 #endif  // KSCOPE_API_NN_MODEL_OBJECT_H_
