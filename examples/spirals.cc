@@ -1,6 +1,7 @@
 // spirals — classification of three interleaved spirals (3 classes x 1000 points) with a
 // 2-100-3 MLP, cross-entropy loss and sgd (lr .2, momentum .99), 1000 full-batch steps, all
-// through kscope handles; then the accuracy on the training points and on a fresh sample.
+// through kscope handles, with a progress line every 100 steps (loss, steps per second, time);
+// then the accuracy on the training points and on a fresh sample.
 //
 // Each step runs in its own kscope::Scope, so the step's output, loss and gradients' handles
 // are released as the scope closes; the model's handles live in main's scope, and the obj
@@ -20,6 +21,8 @@
 #include <ATen/TensorOperators.h>
 
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "kscope/kscope.h"
 
 namespace {
@@ -71,13 +74,18 @@ int main() {
     const kscope::Handle q = kscope::module(Mlp());
     const kscope::Handle l = kscope::loss("ce");
     const kscope::Handle o = kscope::opt("sgd", q, {0.2, 0.99});
+    const absl::Time start = absl::Now();
     for (int step = 1; step <= 1000; ++step) {
       auto step_scope = kscope::Scope::Open();
       kscope::zerograd(o);
       const kscope::Handle loss = kscope::loss(l, kscope::forward(q, x), y);
       kscope::backward(loss);
       kscope::step(o);
-      if (step % 200 == 0) absl::PrintF("step %4d  loss %.4f\n", step, kscope::tensor(loss).item<double>());
+      if (step % 100 == 0) {
+        const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+        absl::PrintF("step %4d  loss %.4f  %6.0f steps/s  %5.2fs elapsed\n", step, kscope::tensor(loss).item<double>(),
+                     step / seconds, seconds);
+      }
     }
     training_accuracy = Accuracy(q, train);
     absl::PrintF("training accuracy %.1f%%, accuracy on a fresh sample %.1f%%\n", training_accuracy,
