@@ -29,13 +29,13 @@ double Number(const KRef& x) {
 KRef Item(const KRef& list, long long i) { return Arg(kabi::Items(list.get())[i]); }
 
 // q)100*avg c={x?max x}each scores — percent of rows whose highest score is at their class.
-double Accuracy(const KRef& scores, const std::vector<std::int64_t>& classes) {
-  EXPECT_EQ(scores->n, static_cast<long long>(classes.size()));
+double Accuracy(const KRef& scores, const KRef& classes) {
+  EXPECT_EQ(scores->n, classes->n);
   long long matched = 0;
   for (long long i = 0; i < scores->n; ++i) {
     const std::vector<float> row = Reals(Item(scores, i));
     const long long predicted = std::max_element(row.begin(), row.end()) - row.begin();
-    matched += predicted == classes[i];
+    matched += predicted == kabi::Longs(classes.get())[i];
   }
   return 100.0 * matched / scores->n;
 }
@@ -51,7 +51,7 @@ class PluginExamplesTest : public PluginTest {
 
 // examples/q/spirals.q, with 100 points per class.
 TEST_F(PluginExamplesTest, SpiralsScript) {
-  constexpr std::int64_t n = 100, k = 3;
+  constexpr int n = 100, k = 3;
   // q)seed 123
   Call("seed", "123");
   // q)points:{[n] z:tensor(`randn;k,n;`double); "e"$raze spiral[n]'[til k;.2*tensor z]}
@@ -61,16 +61,7 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
     const std::int64_t rows = a[0]->j;
     KRef z = Call("tensor", List({kq::Sym("randn"), kq::Longs({k, rows}), kq::Sym("double")}));
     noise_tensors.push_back(PointerId(z));
-    const KRef noise = Call("tensor", z);
-    std::vector<kabi::K> xy;
-    for (std::int64_t c = 0; c < k; ++c) {
-      const double* e = kabi::Floats(kabi::Items(noise.get())[c]);
-      for (std::int64_t i = 0; i < rows; ++i) {
-        const double r = static_cast<double>(i) / (rows - 1), angle = .2 * e[i] + 4 * r + 4 * c;
-        xy.push_back(kq::Reals({static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
-      }
-    }
-    return kq::List(xy);
+    return SpiralPoints(Call("tensor", z), static_cast<int>(rows), k).share();
   }));
   // q)q:module seq(`sequential;(`linear;2;100);`relu;(`linear;100;k))   l:loss`ce   o:opt(`sgd;q;.2;.99)
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
@@ -80,10 +71,7 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
   KRef x = Call("tensor", Call("withscope", List({points.share(), kq::Long(n)})));
   EXPECT_EQ(S1(Call("mapped", KRef(kq::Enlist(kq::Long(noise_tensors.at(0)))))), "0b");  // z died with the scope
   // q)y:tensor c:til[k]where k#n
-  std::vector<std::int64_t> c;
-  for (std::int64_t i = 0; i < k * n; ++i) c.push_back(i / n);
-  KRef classes(kabi::ktn(kabi::kLong, k * n));
-  std::copy(c.begin(), c.end(), kabi::Longs(classes.get()));
+  KRef classes = SpiralClasses(n, k);
   KRef y = Call("tensor", classes);
   // q)trainstep:{[q;l;o;x;y] zerograd o; r:loss(l;forward(q;x);y); backward r; step o; tensor r}
   KRef trainstep(khost::Function(5, [&](const std::vector<kabi::K>& a) -> kabi::K {
@@ -104,10 +92,10 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
   EXPECT_EQ(LivePointers(), before);  // each step's output and loss died with its scope
   EXPECT_GT(losses.front(), losses.back());
   // q)accuracy:{[x] 100*avg c={x?max x}each evaluate(q;x)}   a:accuracy x
-  const double a = Accuracy(Call("evaluate", List({q.share(), x.share()})), c);
+  const double a = Accuracy(Call("evaluate", List({q.share(), x.share()})), classes);
   // q)accuracy withscope[points;n]
   const KRef sample = Call("withscope", List({points.share(), kq::Long(n)}));
-  const double fresh = Accuracy(Call("evaluate", List({q.share(), sample.share()})), c);
+  const double fresh = Accuracy(Call("evaluate", List({q.share(), sample.share()})), classes);
   // q)free(q;l;o;x;y)   show obj[]   if[count obj[]; ..]   if[not a>95; ..]
   Call("free", List({q.share(), l.share(), o.share(), x.share(), y.share()}));
   EXPECT_EQ(LivePointers(), 0);

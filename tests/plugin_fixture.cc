@@ -1,5 +1,7 @@
 #include "tests/plugin_fixture.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 
 namespace kscope::testing {
@@ -77,6 +79,33 @@ void AppendReals(kabi::K x, std::vector<float>* out) {
 }
 
 }  // namespace
+
+KRef At(kabi::K d, const char* key) {
+  kabi::K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
+  for (long long i = 0; i < keys->n; ++i) {
+    if (std::string(kabi::Symbols(keys)[i]) == key) return KRef(kabi::r1(kabi::Items(values)[i]));
+  }
+  ADD_FAILURE() << "no key " << key << " in " << khost::S1(d);
+  return KRef(kq::Null());
+}
+
+KRef SpiralPoints(const KRef& noise, int n, int k) {
+  std::vector<kabi::K> rows;
+  for (int c = 0; c < k; ++c) {
+    const double* e = kabi::Floats(kabi::Items(noise.get())[c]);
+    for (int i = 0; i < n; ++i) {
+      const double r = static_cast<double>(i) / (n - 1), angle = .2 * e[i] + 4 * r + 4 * c;
+      rows.push_back(kq::Reals({static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
+    }
+  }
+  return KRef(kq::List(rows));
+}
+
+KRef SpiralClasses(int n, int k) {
+  KRef classes(kabi::ktn(kabi::kLong, static_cast<long long>(k) * n));
+  for (long long i = 0; i < classes->n; ++i) kabi::Longs(classes.get())[i] = i / n;
+  return classes;
+}
 
 std::vector<float> Reals(const KRef& x) {
   std::vector<float> out;

@@ -37,6 +37,15 @@ std::string S1(const KRef& x);
 std::vector<float> Reals(const KRef& x);
 // The id inside a pointer.
 std::int64_t PointerId(const KRef& pointer);
+// The value under `key` of k dictionary d (a new reference); a test failure and null if none.
+KRef At(kabi::K d, const char* key);
+inline KRef At(const KRef& d, const char* key) { return At(d.get(), key); }
+
+// Seed 004's spirals: k classes of n points each, as q's "e"$raze spiral[n]'[til k;.2*z] with
+// spiral:{x:til[x]%x-1; flip x*/:(sin;cos)@\:z+sum 4*(x;y)} for the noise z (k rows of n floats,
+// k data); and their classes, q's til[k]where k#n.
+KRef SpiralPoints(const KRef& noise, int n, int k);
+KRef SpiralClasses(int n, int k);
 
 class PluginTest : public ::testing::Test {
  protected:

@@ -8,16 +8,6 @@ namespace {
 
 using PluginModelTest = PluginTest;
 
-// The value under `key` of dictionary d (a new reference).
-KRef At(const KRef& d, const char* key) {
-  kabi::K keys = kabi::DictKeys(d.get()), values = kabi::DictValues(d.get());
-  for (long long i = 0; i < keys->n; ++i) {
-    if (std::string(kabi::Symbols(keys)[i]) == key) return KRef(kabi::r1(kabi::Items(values)[i]));
-  }
-  ADD_FAILURE() << "no key " << key;
-  return KRef();
-}
-
 std::string Keys(const KRef& d) { return S1(KRef(kabi::r1(kabi::DictKeys(d.get())))); }
 
 TEST_F(PluginModelTest, ModelConsumesItsPartsSeed002) {

@@ -11,16 +11,6 @@ namespace {
 
 using PluginOptimizerTest = PluginTest;
 
-// The value under `key` of dictionary d (a new reference).
-KRef At(const KRef& d, const char* key) {
-  kabi::K keys = kabi::DictKeys(d.get()), values = kabi::DictValues(d.get());
-  for (long long i = 0; i < keys->n; ++i) {
-    if (std::string(kabi::Symbols(keys)[i]) == key) return KRef(kabi::r1(kabi::Items(values)[i]));
-  }
-  ADD_FAILURE() << "no key " << key;
-  return KRef();
-}
-
 std::string Shown(const KRef& x) {
   khost::NormalizeOptions options;
   options.replace_pointers = true;

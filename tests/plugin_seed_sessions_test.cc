@@ -21,16 +21,6 @@ long long Nonzero(const std::vector<float>& v) {
   return std::count_if(v.begin(), v.end(), [](float e) { return e != 0; });
 }
 
-// The value under `key` of dictionary d (a new reference).
-KRef At(kabi::K d, const char* key) {
-  kabi::K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
-  for (long long i = 0; i < keys->n; ++i) {
-    if (std::string(kabi::Symbols(keys)[i]) == key) return KRef(kabi::r1(kabi::Items(values)[i]));
-  }
-  ADD_FAILURE() << "no key " << key;
-  return KRef(kq::Null());
-}
-
 // obj[]'s row for pointer p: "class device size elements bytes" (cells as q's S1 shows them).
 std::string ObjRow(const KRef& table, const KRef& p) {
   kabi::K columns = kabi::TableDict(table.get());
@@ -261,25 +251,16 @@ TEST_F(PluginSeedSessionsTest, SpiralTrainingStepsSeed004) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
-  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})).get(), "options")), ",`lr`momentum!0.2 0.99");
+  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), ",`lr`momentum!0.2 0.99");
   // q)spiral:{x:til[x]%x-1; flip x*/:(sin;cos)@\:z+sum 4*(x;y)}
   // q)z:tensor(`randn; k,n; `double)   x:tensor "e"$raze spiral[n]'[til k;.2*tensor z]
   // q)y:tensor til[k]where k#n
   KRef noise = Call("tensor", "(`randn;3 1000;`double)");
   KRef z = Call("tensor", noise);
   ASSERT_EQ(z->n, k);
-  std::vector<kabi::K> rows;
-  for (int c = 0; c < k; ++c) {
-    const double* e = kabi::Floats(kabi::Items(z.get())[c]);
-    for (int i = 0; i < n; ++i) {
-      const double r = static_cast<double>(i) / (n - 1), angle = .2 * e[i] + 4 * r + 4 * c;
-      rows.push_back(kq::Reals({static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
-    }
-  }
-  KRef x = Call("tensor", KRef(kq::List(rows)));
+  KRef x = Call("tensor", SpiralPoints(z, n, k));
   EXPECT_EQ(S1(Call("size", x)), "3000 2");
-  KRef targets(kabi::ktn(kabi::kLong, k * n));
-  for (int i = 0; i < k * n; ++i) kabi::Longs(targets.get())[i] = i / n;
+  KRef targets = SpiralClasses(n, k);
   KRef y = Call("tensor", targets);
   // q)f:{[q;l;o;x;y]zerograd o; x:forward(q;x); r:tensor y:loss(l;x;y); backward y; free each(x;y); step o; r}
   // q)\ts:3 show f[q;l;o;x;y] -> 1.031206e 0.9710665e 0.9085126e

@@ -108,16 +108,6 @@ namespace {
 
 using ::testing::ElementsAre;
 
-// The value under `key` of dictionary d (a new reference).
-KRef At(const KRef& d, const char* key) {
-  kabi::K keys = kabi::DictKeys(d.get()), values = kabi::DictValues(d.get());
-  for (long long i = 0; i < keys->n; ++i) {
-    if (std::string(kabi::Symbols(keys)[i]) == key) return KRef(kabi::r1(kabi::Items(values)[i]));
-  }
-  ADD_FAILURE() << "no key " << key << " in " << S1(d);
-  return KRef(kq::Null());
-}
-
 // The value of a real or float atom (a loss as the plugin gives it).
 double Number(const KRef& x) {
   if (x && x->t == -kabi::kReal) return x->e;
@@ -302,19 +292,6 @@ TEST_F(PluginSeedTrainingTest, ReplacesSeveralPartsAtOnceSeed002) {
 
 // ---- seed 004 ------------------------------------------------------------------------------
 
-// The spirals of seed 004: 3 classes of n points, as q's `"e"$raze spiral[n]'[til k;.2*tensor z]`.
-KRef Spirals(const KRef& noise, int n, int k) {
-  std::vector<kabi::K> rows;
-  for (int c = 0; c < k; ++c) {
-    const double* e = kabi::Floats(kabi::Items(noise.get())[c]);
-    for (int i = 0; i < n; ++i) {
-      const double r = static_cast<double>(i) / (n - 1), angle = .2 * e[i] + 4 * r + 4 * c;
-      rows.push_back(kq::Reals({static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
-    }
-  }
-  return KRef(kq::List(rows));
-}
-
 TEST_F(PluginSeedTrainingTest, SpiralStepsOnAModelSeed004) {
   // q)n:1000; k:3   q:module seq(..)   l:loss`ce   o:opt(`sgd; q; .2; .99)   x, y: the spirals
   constexpr int n = 1000, k = 3;
@@ -322,10 +299,8 @@ TEST_F(PluginSeedTrainingTest, SpiralStepsOnAModelSeed004) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
-  KRef x = Call("tensor", Spirals(Call("return", Call("tensor", "(`randn;3 1000;`double)")), n, k));
-  KRef targets(kabi::ktn(kabi::kLong, k * n));
-  for (int i = 0; i < k * n; ++i) kabi::Longs(targets.get())[i] = i / n;
-  KRef y = Call("tensor", targets);
+  KRef x = Call("tensor", SpiralPoints(Call("return", Call("tensor", "(`randn;3 1000;`double)")), n, k));
+  KRef y = Call("tensor", SpiralClasses(n, k));
   // q)m:model(q;l;o)   g:{[m;x;y]nograd m; r:backward(m;x;y); step m; r}   \ts:3 show g[m;x;y]
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
   std::vector<double> losses;
