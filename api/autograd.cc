@@ -16,20 +16,14 @@
 namespace kscope {
 namespace {
 
-struct ModeFlags {
-  absl::string_view name;
-  BackwardMode mode;
-  bool retain;
-  bool create;
-};
-constexpr std::array<ModeFlags, 4> kModes = {{
-    {"free", BackwardMode::kFree, false, false},
-    {"retain", BackwardMode::kRetain, true, false},
-    {"create", BackwardMode::kCreate, true, true},
-    {"createfree", BackwardMode::kCreateFree, false, true},
+constexpr std::array<BackwardModeInfo, 4> kModes = {{
+    {"free", BackwardMode::kFree, false, false, "free graph, no higher order derivatives"},
+    {"retain", BackwardMode::kRetain, true, false, "retain graph, no higher order derivatives"},
+    {"create", BackwardMode::kCreate, true, true, "retain graph, create graph for higher order derivatives"},
+    {"createfree", BackwardMode::kCreateFree, false, true, "free graph & create graph for higher order derivatives"},
 }};
 
-const ModeFlags& FlagsOf(BackwardMode mode) {
+const BackwardModeInfo& FlagsOf(BackwardMode mode) {
   for (const auto& m : kModes) {
     if (m.mode == mode) return m;
   }
@@ -66,7 +60,7 @@ std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
 }
 
 void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
-  const ModeFlags& flags = FlagsOf(mode);
+  const BackwardModeInfo& flags = FlagsOf(mode);
   std::vector<at::Tensor> outputs = TensorsOf("backward", h);
   std::vector<at::Tensor> gradients;
   if (gradient != nullptr) {
@@ -80,6 +74,8 @@ void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
 }
 
 }  // namespace
+
+absl::Span<const BackwardModeInfo> backward_modes() { return kModes; }
 
 std::optional<BackwardMode> BackwardModeFromName(absl::string_view name) {
   for (const auto& m : kModes) {

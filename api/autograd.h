@@ -12,6 +12,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "api/operand.h"
 #include "runtime/handle.h"
 
@@ -27,6 +28,17 @@ enum class BackwardMode {
 };
 // "free" "retain" "create" "createfree"; nullopt for other names.
 std::optional<BackwardMode> BackwardModeFromName(absl::string_view name);
+
+// One backward mode: its name, flags and ktorch's description (the table help`backward shows).
+struct BackwardModeInfo {
+  absl::string_view name;
+  BackwardMode mode;
+  bool retain;  // keep the graph after backward
+  bool create;  // build a graph for higher order derivatives
+  absl::string_view description;
+};
+// The four modes in ktorch's order: free retain create createfree.
+absl::Span<const BackwardModeInfo> backward_modes();
 
 // Backward from tensor h (a scalar unless a gradient is given). h may also be a vector or
 // dictionary: backward from each of its tensors together. `gradient` (data or a handle) must

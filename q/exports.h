@@ -23,11 +23,14 @@ inline Export Unary(const char* name, kabi::K (*f)(kabi::K)) {
 }
 
 std::vector<Export> PointerExports();  // obj free return use mapped ptr class device dtype ...
-std::vector<Export> TensorExports();   // tensor vector dict to seed info
+std::vector<Export> TensorExports();   // tensor vector dict to
 std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
 std::vector<Export> ScopeExports();    // scope endscope withscope
 std::vector<Export> SettingExports();  // setting
+std::vector<Export> InfoExports();     // info detail stride dim numel ... options objtype same alias
+std::vector<Export> EnvironmentExports(); // seed cudadevices cudadevice sync config version
+std::vector<Export> HelpExports();     // help
 std::vector<Export> ModuleExports();   // module seq forward parm...
 std::vector<Export> ModuleParameterExports(); // buffer buffers names modules freeze copyparms avgparms ...
 std::vector<Export> StateExports();    // state clone
@@ -38,6 +41,7 @@ std::vector<Export> ClipExports();      // clip clipv
 std::vector<Export> BatchnormExports(); // batchnorm
 std::vector<Export> ModelExports();     // model train test
 std::vector<Export> BatchExports();     // batch restore shuffle (tensors, vectors, dictionaries)
+std::vector<Export> InitExports();      // zeros ones fill eye dirac orthogonal knormal ... gain (in place)
 
 }  // namespace kscope::q
 

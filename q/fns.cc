@@ -26,11 +26,12 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
     for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
                               kscope::q::MathExports(), kscope::q::AutogradExports(),
                               kscope::q::ScopeExports(), kscope::q::SettingExports(),
+                              kscope::q::InfoExports(), kscope::q::EnvironmentExports(), kscope::q::HelpExports(),
                               kscope::q::ModuleExports(), kscope::q::LossExports(),
                               kscope::q::FunctionalExports(),
                               kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
                               kscope::q::OptimizerExports(), kscope::q::ClipExports(), kscope::q::BatchnormExports(),
-                              kscope::q::BatchExports(), kscope::q::ModelExports()}) {
+                              kscope::q::BatchExports(), kscope::q::ModelExports(), kscope::q::InitExports()}) {
       Append(&names, &functions, group);
     }
     return kabi::xD(names, functions);

@@ -1,7 +1,8 @@
 // Guard — the boundary between C++ and q. Every exported function runs its body through
-// Guard, so no C++ exception reaches q: c10::Error (libtorch's message without its backtrace),
-// std::exception and anything else become a q error signalled with krr. The message is copied
-// into a thread-local buffer, because q reads it after the function returns.
+// Guard, so no C++ exception reaches q: c10::Error (libtorch's message, with its C++ backtrace
+// only under setting(`stackframe;1b)), std::exception and anything else become a q error
+// signalled with krr. The message is copied into a thread-local buffer, because q reads it
+// after the function returns.
 #ifndef KSCOPE_Q_GUARD_H_
 #define KSCOPE_Q_GUARD_H_
 
@@ -10,6 +11,7 @@
 #include <c10/util/Exception.h>
 
 #include "q/k_abi.h"
+#include "q/settings.h"
 
 namespace kscope::q {
 
@@ -21,7 +23,7 @@ kabi::K Guard(Body&& body) noexcept {
   try {
     return body();
   } catch (const c10::Error& e) {
-    return Signal(e.what_without_backtrace());
+    return Signal(Stackframe() ? e.what() : e.what_without_backtrace());
   } catch (const std::exception& e) {
     return Signal(e.what());
   } catch (...) {

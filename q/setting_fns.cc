@@ -1,8 +1,12 @@
 // setting[] -> dictionary of every setting; setting`name -> its value; setting(`name;value)
-// sets a writable one (q/settings.h). One table row per setting.
+// sets a writable one. ktorch's keys in ktorch's order (libtorch's build features and global
+// flags, api/environment.h; the plugin's own, q/settings.h), then kscope's strict and scope.
+// One table row per setting; a setter reads its value (a boolean, or a long) before changing
+// anything.
 #include <atomic>
 #include <string>
 
+#include "api/environment.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
@@ -17,6 +21,8 @@ namespace {
 using kabi::K;
 
 std::atomic<bool> all_options{true};
+std::atomic<bool> stackframe{false};
+std::atomic<bool> complex_first{false};
 
 struct SettingEntry {
   const char* name;
@@ -25,11 +31,33 @@ struct SettingEntry {
   const char* read_only_reason;
 };
 
+constexpr const char* kBuilt = "it is a feature of the libtorch build";
+
 constexpr SettingEntry kSettings[] = {
-    {"strict", [] { return kabi::kb(Strict()); }, [](const Args& a) { SetStrict(a.BoolAt(1)); }, nullptr},
-    {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
+    {"mkl", [] { return kabi::kb(build_features().mkl); }, nullptr, kBuilt},
+    {"openmp", [] { return kabi::kb(build_features().openmp); }, nullptr, kBuilt},
+    {"threads", [] { return kabi::kj(threads()); }, [](const Args& a) { set_threads(a.LongAt(1)); }, nullptr},
+    {"interopthreads", [] { return kabi::kj(interop_threads()); },
+     [](const Args& a) { set_interop_threads(a.LongAt(1)); }, nullptr},
+    {"mps", [] { return kabi::kb(build_features().mps); }, nullptr, kBuilt},
+    {"cuda", [] { return kabi::kb(build_features().cuda); }, nullptr, kBuilt},
+    {"magma", [] { return kabi::kb(build_features().magma); }, nullptr, kBuilt},
+    {"cudnn", [] { return kabi::kb(build_features().cudnn); }, nullptr, kBuilt},
+    {"cudnnversion", [] { return kabi::kj(build_features().cudnn_version); }, nullptr, kBuilt},
+    {"cudadevices", [] { return kabi::kj(cuda_device_count()); }, nullptr, "it is the number of CUDA devices"},
+    {"benchmark", [] { return kabi::kb(cudnn_benchmark()); }, [](const Args& a) { set_cudnn_benchmark(a.BoolAt(1)); },
+     nullptr},
+    {"deterministic", [] { return kabi::kj(deterministic()); },
+     [](const Args& a) { set_deterministic(a.LongAt(1)); }, nullptr},
+    {"cudnndeterministic", [] { return kabi::kb(cudnn_deterministic()); },
+     [](const Args& a) { set_cudnn_deterministic(a.BoolAt(1)); }, nullptr},
+    {"stackframe", [] { return kabi::kb(Stackframe()); }, [](const Args& a) { SetStackframe(a.BoolAt(1)); }, nullptr},
     {"alloptions", [] { return kabi::kb(AllOptions()); }, [](const Args& a) { SetAllOptions(a.BoolAt(1)); },
      nullptr},
+    {"complexfirst", [] { return kabi::kb(ComplexFirst()); }, [](const Args& a) { SetComplexFirst(a.BoolAt(1)); },
+     nullptr},
+    {"strict", [] { return kabi::kb(Strict()); }, [](const Args& a) { SetStrict(a.BoolAt(1)); }, nullptr},
+    {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
 };
 
 const SettingEntry& Find(const std::string& name) {
@@ -64,6 +92,10 @@ K Setting(K x) {
 
 bool AllOptions() { return all_options.load(std::memory_order_relaxed); }
 void SetAllOptions(bool all) { all_options.store(all, std::memory_order_relaxed); }
+bool Stackframe() { return stackframe.load(std::memory_order_relaxed); }
+void SetStackframe(bool on) { stackframe.store(on, std::memory_order_relaxed); }
+bool ComplexFirst() { return complex_first.load(std::memory_order_relaxed); }
+void SetComplexFirst(bool on) { complex_first.store(on, std::memory_order_relaxed); }
 
 std::vector<Export> SettingExports() { return {Unary("setting", Setting)}; }
 

@@ -1,9 +1,11 @@
-// The plugin's settings (q's `setting`): strict (refuse pointers made outside any scope), scope
-// (the depth of this thread's open scopes, read-only) and alloptions (whether queries of
-// modules, losses and optimizers list every option or only those that differ from their
-// defaults; on by default, as in ktorch).
+// The plugin's own settings (q's `setting`, beside libtorch's, api/environment.h): strict
+// (refuse pointers made outside any scope), scope (the depth of this thread's open scopes,
+// read-only), stackframe (whether errors keep libtorch's C++ backtrace; off by default),
+// alloptions (whether queries of modules, losses and optimizers list every option or only those
+// that differ from their defaults; on by default, as in ktorch) and complexfirst (whether
+// complex values come to k as (real;imag) rather than real,'imag pairs; off by default).
 //
-// Thread-safety: AllOptions/SetAllOptions may be called from any thread.
+// Thread-safety: the getters and setters may be called from any thread.
 #ifndef KSCOPE_Q_SETTINGS_H_
 #define KSCOPE_Q_SETTINGS_H_
 
@@ -12,6 +14,12 @@ namespace kscope::q {
 // The `alloptions setting: the default of the queries' all-options flag.
 bool AllOptions();
 void SetAllOptions(bool all);
+// The `stackframe setting.
+bool Stackframe();
+void SetStackframe(bool on);
+// The `complexfirst setting.
+bool ComplexFirst();
+void SetComplexFirst(bool on);
 
 }  // namespace kscope::q
 

@@ -1,8 +1,7 @@
-// Adapters for tensors, vectors and dictionaries: tensor vector dict to seed info.
+// Adapters for tensors, vectors and dictionaries: tensor vector dict to.
 #include <optional>
 
 #include "api/container.h"
-#include "api/info.h"
 #include "api/pointer.h"
 #include "api/tensor.h"
 #include "q/args.h"
@@ -152,35 +151,10 @@ K To(K x) {
   });
 }
 
-K Seed(K x) {
-  return Guard([&] {
-    const Args a("seed", x);
-    if (a.size() != 1) a.Unrecognized();
-    seed(static_cast<std::uint64_t>(a.LongAt(0)));
-    return K{nullptr};
-  });
-}
-
-K Info(K x) {
-  return Guard([&] {
-    if (!IsPointer(x)) Fail("info: expecting tensor, given %s", KName(x));
-    const TensorInfo i = info(HandleOf(x));
-    K keys = Symbols({"defined", "device", "dtype", "layout", "gradient", "gradfn", "leaf", "dim",
-                      "elements", "itemsize", "bytes", "size", "stride", "numel", "offset", "ptr", "ref"});
-    K values = kabi::knk(17, kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout),
-                         Symbol(i.gradient), Symbol(i.gradfn), kabi::kb(i.leaf), kabi::kj(i.dim),
-                         kabi::kj(i.elements), kabi::kj(i.itemsize), kabi::kj(i.bytes), KFromLongs(i.size),
-                         KFromLongs(i.stride), kabi::kj(i.numel), kabi::kj(i.offset), kabi::kj(i.ptr),
-                         kabi::kj(i.ref));
-    return kabi::xD(keys, values);
-  });
-}
-
 }  // namespace
 
 std::vector<Export> TensorExports() {
-  return {Unary("tensor", Tensor), Unary("vector", Vector), Unary("dict", Dict),
-          Unary("to", To),         Unary("seed", Seed),     Unary("info", Info)};
+  return {Unary("tensor", Tensor), Unary("vector", Vector), Unary("dict", Dict), Unary("to", To)};
 }
 
 }  // namespace kscope::q

@@ -101,7 +101,10 @@ TEST_F(ScopeFnsTest, AnErrorInsideWithscopeLeavesNoPointerBehind) {
 }
 
 TEST_F(ScopeFnsTest, StrictSetting) {
-  EXPECT_EQ(S1(Call("setting")), "`strict`scope`alloptions!(0b;0;1b)");
+  KRef all = Call("setting");
+  EXPECT_EQ(S1(At(all, "strict")), "0b");
+  EXPECT_EQ(S1(At(all, "scope")), "0");
+  EXPECT_EQ(S1(At(all, "alloptions")), "1b");
   Call("setting", "(`strict;1b)");
   EXPECT_EQ(Error("tensor", "1 2"), "tensor: no open scope (strict setting): wrap tensor code in a scope");
   KRef s = Call("scope");

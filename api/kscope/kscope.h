@@ -8,6 +8,7 @@
 //     (api/obj_table.h) to print obj rows;
 //   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
 //     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
+//   - initializing tensors and parameters in place (api/init.h: kscope::init::zeros ... gain);
 //   - functional forms of layers (api/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
 //   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
 //     api/optimizer_state.h: opt_state; api/clip.h: clip, clipv, clip_by_options);
@@ -42,6 +43,7 @@
 #include "api/container.h"
 #include "api/functional.h"
 #include "api/info.h"
+#include "api/init.h"
 #include "api/loss.h"
 #include "api/math.h"
 #include "api/model.h"

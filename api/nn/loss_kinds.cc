@@ -6,6 +6,7 @@
 
 #include <torch/nn/modules/loss.h>
 
+#include "api/nn/kind_names.h"
 #include "api/nn/loss_kinds.h"
 
 namespace kscope::nn {
@@ -81,6 +82,11 @@ at::Tensor WeightOf(const OptionSet& o) {
 const ModuleKind* FindLossKind(absl::string_view name) {
   static const KindTable* const table = new KindTable(Kinds());
   return table->Find(name);
+}
+
+const std::vector<std::string>& LossKindNames() {
+  static const auto* const names = new std::vector<std::string>(NamesOf(Kinds()));
+  return *names;
 }
 
 }  // namespace kscope::nn

@@ -1,5 +1,6 @@
 #include "api/nn/module_kind.h"
 
+#include "api/nn/kind_names.h"
 #include "runtime/errors.h"
 
 namespace kscope::nn {
@@ -11,6 +12,12 @@ KindTable::KindTable(std::vector<ModuleKind> kinds) : kinds_(std::move(kinds)) {
 const ModuleKind* KindTable::Find(absl::string_view name) const {
   auto it = index_.find(name);
   return it == index_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> NamesOf(const std::vector<ModuleKind>& kinds) {
+  std::vector<std::string> names;
+  for (const ModuleKind& k : kinds) names.push_back(k.name);
+  return names;
 }
 
 const ModuleKind& OpaqueKind() {

@@ -4,6 +4,7 @@
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 
+#include "api/nn/kind_names.h"
 #include "api/nn/module_families.h"
 #include "api/nn/module_kind.h"
 #include "runtime/errors.h"
@@ -57,6 +58,11 @@ std::vector<ModuleKind> Kinds() {
 const ModuleKind* FindModuleKind(absl::string_view name) {
   static const KindTable* const table = new KindTable(Kinds());
   return table->Find(name);
+}
+
+const std::vector<std::string>& ModuleKindNames() {
+  static const auto* const names = new std::vector<std::string>(NamesOf(Kinds()));
+  return *names;
 }
 
 }  // namespace kscope::nn

@@ -16,6 +16,7 @@
 #include <torch/optim/sgd.h>
 
 #include "absl/types/span.h"
+#include "api/nn/kind_names.h"
 #include "api/nn/lamb.h"
 #include "api/nn/optimizer_kind.h"
 #include "runtime/errors.h"
@@ -373,6 +374,15 @@ const OptimizerKind* FindOptimizerKind(absl::string_view name) {
     if (k.name == name) return &k;
   }
   return nullptr;
+}
+
+const std::vector<std::string>& OptimizerKindNames() {
+  static const auto* const names = new std::vector<std::string>([] {
+    std::vector<std::string> out;
+    for (const OptimizerKind& k : Kinds()) out.push_back(k.name);
+    return out;
+  }());
+  return *names;
 }
 
 }  // namespace kscope::nn

@@ -27,7 +27,8 @@ using khost::KRef;
 constexpr const char* kWords[] = {
     "randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange", "linspace", "eye",
     "grad", "nograd", "cpu", "float", "double", "long", "int", "bool", "half", "short", "byte",
-    "char", "strict", "scope", "retain", "create", "free", "createfree", "a", "b", "x"};
+    "char", "strict", "scope", "retain", "create", "free", "createfree", "a", "b", "x",
+    "weight", "bias", "fanin", "fanout", "relu", "leakyrelu", "tanh", "linear", "conv2d"};
 constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort, kabi::kInt, kabi::kLong,
                                kabi::kReal, kabi::kFloat, kabi::kChar, kabi::kSymbol};
 

@@ -1,0 +1,83 @@
+#include "api/help.h"
+
+#include "api/environment.h"
+#include "api/info.h"
+#include "api/nn/kind_names.h"
+#include "api/nn/module_kind.h"
+#include "api/nn/optimizer_kind.h"
+#include "runtime/errors.h"
+#include "runtime/names.h"
+
+namespace kscope {
+namespace {
+
+// Each option with its default; required options and those without one read as null.
+nn::NamedValues Defaults(const std::vector<nn::OptionSpec>& specs) {
+  nn::NamedValues defaults;
+  for (const nn::OptionSpec& spec : specs) {
+    defaults.emplace_back(spec.name, spec.required ? nn::OptionValue() : spec.fallback);
+  }
+  return defaults;
+}
+
+KindHelp Of(const nn::ModuleKind& k) { return KindHelp{k.name, k.inputs, k.max_inputs, Defaults(k.options)}; }
+KindHelp Of(const nn::OptimizerKind& k) { return KindHelp{k.name, 0, 0, Defaults(k.options)}; }
+
+template <typename Find>
+std::vector<KindHelp> Table(const std::vector<std::string>& names, Find find) {
+  std::vector<KindHelp> rows;
+  for (const std::string& name : names) rows.push_back(Of(*find(name)));
+  return rows;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> help_topics() {
+  return {{"backward", "modes of the backward calculation: retain graph, create graph"},
+          {"device", "devices available: cpu, cuda:0 .."},
+          {"dtype", "tensor data types and the k type of their values"},
+          {"ktype", "k types and the tensor data types they map to"},
+          {"loss", "loss functions, their inputs and options"},
+          {"module", "module kinds, their inputs and options"},
+          {"optimizer", "optimizers and their options"},
+          {"tensor", "tensor options: device dtype layout gradient pin memory"}};
+}
+
+std::vector<KindHelp> module_help() { return Table(nn::ModuleKindNames(), nn::FindModuleKind); }
+std::vector<KindHelp> loss_help() { return Table(nn::LossKindNames(), nn::FindLossKind); }
+std::vector<KindHelp> optimizer_help() { return Table(nn::OptimizerKindNames(), nn::FindOptimizerKind); }
+
+KindHelp kind_help(const std::string& name) {
+  if (const nn::ModuleKind* k = nn::FindModuleKind(name)) return Of(*k);
+  if (const nn::ModuleKind* k = nn::FindLossKind(name)) return Of(*k);
+  if (const nn::OptimizerKind* k = nn::FindOptimizerKind(name)) return Of(*k);
+  Fail("help: unrecognized topic or kind `%s", name);
+}
+
+std::vector<std::pair<std::string, char>> dtype_ktypes() {
+  std::vector<std::pair<std::string, char>> rows;
+  for (const char* name : {"bool", "byte", "char", "short", "int", "long", "half", "float", "double", "chalf", "cfloat",
+                           "cdouble"}) {
+    rows.emplace_back(name, KTypeOf(*DtypeFromName(name)));
+  }
+  return rows;
+}
+
+std::vector<std::string> help_devices() {
+  std::vector<std::string> devices{"cpu"};
+  for (const std::string& d : cuda_device_names()) devices.push_back(d);
+  return devices;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> tensor_option_names() {
+  std::vector<std::string> dtypes;
+  for (const auto& [dtype, ktype] : dtype_ktypes()) dtypes.push_back(dtype);
+  return {{"device", {"cpu", "cuda", "cuda:N", "mps"}},
+          {"dtype", dtypes},
+          {"layout", {"strided", "sparse"}},
+          {"gradient", {"grad", "nograd"}},
+          {"pin", {"pinned", "unpinned"}},
+          {"memory", {"contiguous", "preserve", "channel2d", "channel3d"}}};
+}
+
+}  // namespace kscope

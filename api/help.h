@@ -1,0 +1,47 @@
+// ktorch's `help`: its topics, one table per kind of object (modules, losses, optimizers) with
+// every option and its default, the defaults of one kind, and the table of backward modes.
+//
+// Everything is derived from the kind tables (api/nn/*kinds*.cc), so help never drifts from what
+// `module`, `loss` and `opt` accept. An option without a default (required) reads as null.
+// Errors: kscope::Error "help: unrecognized topic or kind `x". Thread-safe (read-only data).
+#ifndef KSCOPE_API_HELP_H_
+#define KSCOPE_API_HELP_H_
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/nn/options.h"
+
+namespace kscope {
+
+// help[]: topic -> one-line description, in ktorch's order
+// (backward device dtype ktype loss module optimizer tensor).
+std::vector<std::pair<std::string, std::string>> help_topics();
+
+// One kind: its name, how many inputs its forward takes (0 for optimizers) and its options with
+// their defaults, in declaration order.
+struct KindHelp {
+  std::string kind;
+  std::size_t inputs;
+  std::size_t max_inputs;
+  nn::NamedValues defaults;
+};
+std::vector<KindHelp> module_help();
+std::vector<KindHelp> loss_help();
+std::vector<KindHelp> optimizer_help();
+// help`name for a module, loss or optimizer kind (modules first, as ktorch looks them up).
+KindHelp kind_help(const std::string& name);
+
+// help`dtype / help`ktype: each dtype with the k type its values convert to.
+std::vector<std::pair<std::string, char>> dtype_ktypes();
+// help`device: the devices this process can use (cpu, then cuda:0 ...).
+std::vector<std::string> help_devices();
+// help`tensor: each tensor option and the names it accepts (device dtype layout gradient pin
+// memory).
+std::vector<std::pair<std::string, std::vector<std::string>>> tensor_option_names();
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_HELP_H_

@@ -1,0 +1,140 @@
+// help[] -> topic!description; help`topic -> the topic's table (backward device dtype ktype
+// loss module optimizer tensor); help`kind -> a module, loss or optimizer kind's options with
+// their defaults; help p -> the defaults of the kind of module, loss or optimizer p holds.
+// Every table is built from api/help.h, which derives it from the kind tables.
+#include "api/autograd.h"
+#include "api/help.h"
+#include "api/info.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/definition.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+K Table(const std::vector<std::string>& names, std::vector<K> columns) {
+  K values = kabi::ktn(kabi::kMixed, static_cast<long long>(columns.size()));
+  for (std::size_t i = 0; i < columns.size(); ++i) kabi::Items(values)[i] = columns[i];
+  return kabi::xT(kabi::xD(Symbols(names), values));
+}
+
+K KFromBools(const std::vector<bool>& flags) {
+  K x = kabi::ktn(kabi::kBoolean, static_cast<long long>(flags.size()));
+  for (std::size_t i = 0; i < flags.size(); ++i) kabi::Bytes(x)[i] = flags[i];
+  return x;
+}
+
+K KFromChars(const std::vector<char>& chars) {
+  K x = kabi::ktn(kabi::kChar, static_cast<long long>(chars.size()));
+  for (std::size_t i = 0; i < chars.size(); ++i) kabi::Chars(x)[i] = chars[i];
+  return x;
+}
+
+K Strings(const std::vector<std::string>& texts) {
+  K x = kabi::ktn(kabi::kMixed, static_cast<long long>(texts.size()));
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    kabi::Items(x)[i] = kabi::kpn(const_cast<char*>(texts[i].data()), static_cast<long long>(texts[i].size()));
+  }
+  return x;
+}
+
+K Topics() {
+  std::vector<std::string> names, descriptions;
+  for (const auto& [name, description] : help_topics()) {
+    names.push_back(name);
+    descriptions.push_back(description);
+  }
+  return kabi::xD(Symbols(names), Strings(descriptions));
+}
+
+K Backward() {
+  std::vector<std::string> modes, descriptions;
+  std::vector<bool> retain, create;
+  for (const BackwardModeInfo& m : backward_modes()) {
+    modes.emplace_back(m.name);
+    retain.push_back(m.retain);
+    create.push_back(m.create);
+    descriptions.emplace_back(m.description);
+  }
+  return Table({"mode", "retain", "create", "description"},
+               {Symbols(modes), KFromBools(retain), KFromBools(create), Strings(descriptions)});
+}
+
+// One row per kind: its name, inputs (modules and losses) and options!defaults.
+K Kinds(const char* column, const std::vector<KindHelp>& kinds, bool inputs) {
+  std::vector<std::string> names;
+  std::vector<std::int64_t> fewest, most;
+  K options = kabi::ktn(kabi::kMixed, static_cast<long long>(kinds.size()));
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    names.push_back(kinds[i].kind);
+    fewest.push_back(static_cast<std::int64_t>(kinds[i].inputs));
+    most.push_back(static_cast<std::int64_t>(kinds[i].max_inputs));
+    kabi::Items(options)[i] = KFromOptions(kinds[i].defaults);
+  }
+  if (!inputs) return Table({column, "options"}, {Symbols(names), options});
+  return Table({column, "inputs", "maxinputs", "options"},
+               {Symbols(names), KFromLongs(fewest), KFromLongs(most), options});
+}
+
+K Dtypes(bool ktype_first) {
+  std::vector<std::string> dtypes;
+  std::vector<char> ktypes;
+  for (const auto& [dtype, ktype] : dtype_ktypes()) {
+    dtypes.push_back(dtype);
+    ktypes.push_back(ktype);
+  }
+  if (ktype_first) return Table({"ktype", "dtype"}, {KFromChars(ktypes), Symbols(dtypes)});
+  return Table({"dtype", "ktype"}, {Symbols(dtypes), KFromChars(ktypes)});
+}
+
+K TensorOptions() {
+  std::vector<std::string> names;
+  K values = kabi::ktn(kabi::kMixed, 0);
+  for (const auto& [option, accepted] : tensor_option_names()) {
+    names.push_back(option);
+    kabi::jk(&values, Symbols(accepted));
+  }
+  return Table({"option", "values"}, {Symbols(names), values});
+}
+
+K Topic(const std::string& name) {
+  if (name == "backward") return Backward();
+  if (name == "device") return Table({"device"}, {Symbols(help_devices())});
+  if (name == "dtype") return Dtypes(false);
+  if (name == "ktype") return Dtypes(true);
+  if (name == "module") return Kinds("module", module_help(), true);
+  if (name == "loss") return Kinds("loss", loss_help(), true);
+  if (name == "optimizer") return Kinds("optimizer", optimizer_help(), false);
+  if (name == "tensor") return TensorOptions();
+  return KFromOptions(kind_help(name).defaults);
+}
+
+K Help(K x) {
+  return Guard([&] {
+    const Args a("help", x);
+    if (a.empty()) return Topics();
+    if (IsPointer(x)) {
+      const Handle h = HandleOf(x);
+      const std::string kind = objtype(h);
+      if (kind == "tensor" || kind == "model") {
+        Fail("help: expecting a topic, a kind, or a module, loss or optimizer, given %s", KName(x));
+      }
+      return KFromOptions(kind_help(kind).defaults);
+    }
+    if (a.size() != 1 || !a.IsSymbolAt(0)) {
+      Fail("help: expecting a topic, a kind, or a module, loss or optimizer, given %s", KName(x));
+    }
+    return Topic(a.SymbolAt(0));
+  });
+}
+
+}  // namespace
+
+std::vector<Export> HelpExports() { return {Unary("help", Help)}; }
+
+}  // namespace kscope::q

@@ -1,0 +1,242 @@
+// Adapters for the tensor information functions of group A: info detail stride dim numel
+// itemsize offset sptr sref weakref layout memory gradient gradfn ktype defined coalesced
+// contiguous leaf pinned sparseflag options objtype same alias. Each reads api/info.h and
+// shapes the result as ktorch does: an atom for a tensor, a list for a vector, a dictionary for
+// a dictionary of tensors.
+#include "api/help.h"
+#include "api/info.h"
+#include "api/loss.h"
+#include "api/module.h"
+#include "api/optimizer.h"
+#include "api/pointer.h"
+#include "q/args.h"
+#include "q/convert.h"
+#include "q/definition.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "q/settings.h"
+#include "runtime/errors.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+// The one pointer argument of an attribute function ("<fn>: unrecognized arg(s) - <kname>").
+Handle OnePointer(const char* fn, K x) {
+  if (!IsPointer(x)) Args(fn, x).Unrecognized();
+  return HandleOf(x);
+}
+
+// A PerElement of atoms as k: `atom` for one value, a simple list of `type` (filled by `set`)
+// for a vector's, a dictionary of such a list for a dictionary's.
+template <typename T, typename Atom, typename Set>
+K Shaped(const PerElement<T>& v, int type, Atom atom, Set set) {
+  auto list = [&](const std::vector<T>& values) {
+    K x = kabi::ktn(type, static_cast<long long>(values.size()));
+    for (std::size_t i = 0; i < values.size(); ++i) set(x, i, values[i]);
+    return x;
+  };
+  if (v.is_single()) return atom(v.single());
+  if (v.is_list()) return list(v.list());
+  std::vector<std::string> keys;
+  std::vector<T> values;
+  for (const auto& [key, value] : v.named()) {
+    keys.push_back(key);
+    values.push_back(value);
+  }
+  return kabi::xD(Symbols(keys), list(values));
+}
+
+K KFromFlags(const PerElement<bool>& v) {
+  return Shaped(v, kabi::kBoolean, [](bool b) { return kabi::kb(b); },
+                [](K x, std::size_t i, bool b) { kabi::Bytes(x)[i] = b; });
+}
+
+K KFromChars(const PerElement<char>& v) {
+  return Shaped(v, kabi::kChar, [](char c) { return kabi::kc(c); },
+                [](K x, std::size_t i, char c) { kabi::Chars(x)[i] = c; });
+}
+
+K Encode(const PerElement<bool>& v) { return KFromFlags(v); }
+K Encode(const PerElement<char>& v) { return KFromChars(v); }
+template <typename T>
+K Encode(const PerElement<T>& v) { return KFromPerElement(v); }
+
+// f p: the attribute `read` of every tensor p holds.
+template <typename Read>
+K Attribute(const char* fn, K x, Read read) {
+  return Guard([&] { return Encode(read(OnePointer(fn, x))); });
+}
+
+K Stride(K x) { return Attribute("stride", x, stride); }
+K Dim(K x) { return Attribute("dim", x, dim); }
+K Numel(K x) { return Attribute("numel", x, numel); }
+K Itemsize(K x) { return Attribute("itemsize", x, itemsize); }
+K Offset(K x) { return Attribute("offset", x, offset); }
+K Sptr(K x) { return Attribute("sptr", x, sptr); }
+K Sref(K x) { return Attribute("sref", x, sref); }
+K Weakref(K x) { return Attribute("weakref", x, weakref); }
+K Layout(K x) { return Attribute("layout", x, layout); }
+K Memory(K x) { return Attribute("memory", x, memory); }
+K Gradient(K x) { return Attribute("gradient", x, gradient); }
+K Gradfn(K x) { return Attribute("gradfn", x, gradfn); }
+K Ktype(K x) { return Attribute("ktype", x, ktype); }
+K Defined(K x) { return Attribute("defined", x, defined); }
+K Coalesced(K x) { return Attribute("coalesced", x, coalesced); }
+K Leaf(K x) { return Attribute("leaf", x, leaf); }
+K Pinned(K x) { return Attribute("pinned", x, pinned); }
+K Sparseflag(K x) { return Attribute("sparseflag", x, sparseflag); }
+
+// contiguous p / contiguous(p;`channel2d)
+K Contiguous(K x) {
+  return Guard([&] {
+    if (IsPointer(x)) return KFromFlags(contiguous(HandleOf(x)));
+    const Args a("contiguous", x);
+    if (a.size() != 2 || !a.IsPointerAt(0)) a.Unrecognized();
+    const std::string name = a.SymbolAt(1);
+    const std::optional<c10::MemoryFormat> format = MemoryFormatFromName(name);
+    if (!format) Fail("contiguous: unrecognized memory format `%s, expecting contiguous, channel2d or channel3d", name);
+    return KFromFlags(contiguous(a.PointerAt(0), *format));
+  });
+}
+
+// info's keys and values; detail appends its own.
+void AppendInfo(const TensorInfo& i, std::vector<std::string>* keys, K* values) {
+  *keys = {"defined", "device", "dtype", "layout", "gradient", "gradfn", "leaf", "dim", "elements",
+           "itemsize", "bytes", "size", "stride", "numel", "offset", "ptr", "ref"};
+  for (K v : {kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout), Symbol(i.gradient),
+              Symbol(i.gradfn), kabi::kb(i.leaf), kabi::kj(i.dim), kabi::kj(i.elements), kabi::kj(i.itemsize),
+              kabi::kj(i.bytes), KFromLongs(i.size), KFromLongs(i.stride), kabi::kj(i.numel), kabi::kj(i.offset),
+              kabi::kj(i.ptr), kabi::kj(i.ref)}) {
+    kabi::jk(values, v);
+  }
+}
+
+K Info(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("info: expecting tensor, given %s", KName(x));
+    const TensorInfo i = info(HandleOf(x));
+    std::vector<std::string> keys;
+    K values = kabi::ktn(kabi::kMixed, 0);
+    AppendInfo(i, &keys, &values);
+    return kabi::xD(Symbols(keys), values);
+  });
+}
+
+K Detail(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) Fail("detail: expecting tensor, given %s", KName(x));
+    const TensorDetail d = detail(HandleOf(x));
+    std::vector<std::string> keys;
+    K values = kabi::ktn(kabi::kMixed, 0);
+    AppendInfo(d.info, &keys, &values);
+    for (const char* key : {"memory", "contiguous", "pinned", "coalesced", "sptr", "sref", "weakref", "storagebytes"}) {
+      keys.push_back(key);
+    }
+    for (K v : {Symbol(d.memory), kabi::kb(d.contiguous), kabi::kb(d.pinned), kabi::kb(d.coalesced), kabi::kj(d.sptr),
+                kabi::kj(d.sref), kabi::kj(d.weakref), kabi::kj(d.storage_bytes)}) {
+      kabi::jk(&values, v);
+    }
+    return kabi::xD(Symbols(keys), values);
+  });
+}
+
+const std::vector<std::string> kOptionKeys = {"device", "dtype", "layout", "gradient", "pin", "memory"};
+
+std::vector<std::string> OptionRow(const TensorOptionsInfo& o) {
+  return {o.device, o.dtype, o.layout, o.gradient, o.pin, o.memory};
+}
+
+K KFromTensorOptions(const TensorOptionsInfo& o) { return kabi::xD(Symbols(kOptionKeys), Symbols(OptionRow(o))); }
+
+// One row per tensor: a table of symbol columns.
+K OptionTable(const std::vector<TensorOptionsInfo>& rows) {
+  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(kOptionKeys.size()));
+  for (std::size_t c = 0; c < kOptionKeys.size(); ++c) {
+    std::vector<std::string> column;
+    for (const TensorOptionsInfo& row : rows) column.push_back(OptionRow(row)[c]);
+    kabi::Items(columns)[c] = Symbols(column);
+  }
+  return kabi::xT(kabi::xD(Symbols(kOptionKeys), columns));
+}
+
+K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
+  if (o.is_single()) return KFromTensorOptions(o.single());
+  if (o.is_list()) return OptionTable(o.list());
+  std::vector<std::string> keys;
+  std::vector<TensorOptionsInfo> rows;
+  for (const auto& [key, row] : o.named()) {
+    keys.push_back(key);
+    rows.push_back(row);
+  }
+  return kabi::xD(Symbols(keys), OptionTable(rows));
+}
+
+// An optimizer's settings: one row per parameter group.
+K OptimizerSettings(const OptimizerDescription& d) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : d.options.at(0)) names.push_back(name);
+  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(names.size()));
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    K column = kabi::ktn(kabi::kMixed, static_cast<long long>(d.options.size()));
+    for (std::size_t g = 0; g < d.options.size(); ++g) kabi::Items(column)[g] = KFromOption(d.options[g].at(c).second);
+    kabi::Items(columns)[c] = CollapseAtoms(column);
+  }
+  return kabi::xT(kabi::xD(Symbols(names), columns));
+}
+
+// options[]; options`kind; options p
+K Options(K x) {
+  return Guard([&] {
+    if (Args("options", x).empty()) return KFromTensorOptions(options());
+    if (IsSymbol(x)) return KFromOptions(kind_help(SymbolText(x)).defaults);
+    const Handle h = OnePointer("options", x);
+    switch (class_(h)) {
+      case ObjectClass::kModule: return KFromOptions(describe(h, AllOptions()).at(0).options);
+      case ObjectClass::kLoss: return KFromOptions(describe_loss(h, AllOptions()).options);
+      case ObjectClass::kOptimizer: return OptimizerSettings(describe_opt(h, true));
+      default: return KFromOptionsPerTensor(options(h));
+    }
+  });
+}
+
+K Objtype(K x) {
+  return Guard([&] {
+    if (!IsPointer(x)) {
+      Fail("objtype: requires an allocated torch object, e.g. module, loss or optimizer, given %s", KName(x));
+    }
+    return Symbol(objtype(HandleOf(x)));
+  });
+}
+
+// same(a;b) / alias(a;b)
+template <bool (*Compare)(Handle, Handle)>
+K Pair(const char* fn, K x) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.size() != 2 || !a.IsPointerAt(0) || !a.IsPointerAt(1)) {
+      Fail("%s: expecting two tensors, given %s", fn, KName(x));
+    }
+    return kabi::kb(Compare(a.PointerAt(0), a.PointerAt(1)));
+  });
+}
+
+K Same(K x) { return Pair<same>("same", x); }
+K Alias(K x) { return Pair<alias>("alias", x); }
+
+}  // namespace
+
+std::vector<Export> InfoExports() {
+  return {Unary("info", Info),         Unary("detail", Detail),       Unary("stride", Stride),
+          Unary("dim", Dim),           Unary("numel", Numel),         Unary("itemsize", Itemsize),
+          Unary("offset", Offset),     Unary("sptr", Sptr),           Unary("sref", Sref),
+          Unary("weakref", Weakref),   Unary("layout", Layout),       Unary("memory", Memory),
+          Unary("gradient", Gradient), Unary("gradfn", Gradfn),       Unary("ktype", Ktype),
+          Unary("defined", Defined),   Unary("coalesced", Coalesced), Unary("contiguous", Contiguous),
+          Unary("leaf", Leaf),         Unary("pinned", Pinned),       Unary("sparseflag", Sparseflag),
+          Unary("options", Options),   Unary("objtype", Objtype),     Unary("same", Same),
+          Unary("alias", Alias)};
+}
+
+}  // namespace kscope::q

@@ -1,0 +1,205 @@
+// help, setting, seed, cudadevices, cudadevice, sync, config and version through the plugin
+// (q/help_fns.cc, q/setting_fns.cc, q/environment_fns.cc), with the errors of bad arguments
+// (which change nothing). The plugin test binary has no libtorch of its own: settings are read
+// back through the plugin (tests/environment_test.cc checks the api against libtorch directly).
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "tests/plugin_fixture.h"
+
+namespace kscope::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+using PluginHelpTest = PluginTest;
+using PluginSettingTest = PluginTest;
+using PluginEnvironmentTest = PluginTest;
+
+TEST_F(PluginHelpTest, Topics) {
+  KRef topics = Call("help");
+  EXPECT_THAT(S1(topics), StartsWith("`backward`device`dtype`ktype`loss`module`optimizer`tensor!("));
+  EXPECT_EQ(S1(Call("help", "()")), S1(topics));
+}
+
+TEST_F(PluginHelpTest, BackwardModesAsSeed004) {
+  // q)help`backward
+  // mode retain create description ..
+  // free 0 0 "free graph, no higher order derivatives" ..
+  EXPECT_EQ(S1(Call("help", "`backward")),
+            "+`mode`retain`create`description!(`free`retain`create`createfree;0110b;0011b;"
+            "(\"free graph, no higher order derivatives\";\"retain graph, no higher order derivatives\";"
+            "\"retain graph, create graph for higher order derivatives\";"
+            "\"free graph & create graph for higher order derivatives\"))");
+}
+
+TEST_F(PluginHelpTest, KindTablesAndDefaults) {
+  KRef modules = Call("help", "`module");
+  ASSERT_EQ(modules->t, kabi::kTable);
+  KRef names = At(kabi::TableDict(modules.get()), "module");
+  EXPECT_GT(names->n, 100);
+  KRef losses = Call("help", "`loss");
+  EXPECT_EQ(At(kabi::TableDict(losses.get()), "loss")->n, 21);
+  KRef optimizers = Call("help", "`optimizer");
+  EXPECT_EQ(S1(At(kabi::TableDict(optimizers.get()), "optimizer")), "`sgd`adam`adamw`adagrad`rmsprop`lbfgs`lamb");
+  // defaults of one kind: required options are null
+  EXPECT_EQ(S1(Call("help", "`linear")), "`in`out`bias!(::;::;1b)");
+  EXPECT_EQ(S1(Call("help", "`ce")), "`weight`ignore`smoothing`reduce!(::;-100;0f;`mean)");
+  EXPECT_THAT(S1(Call("help", "`adamw")), HasSubstr("0.01"));
+  EXPECT_EQ(S1(Call("help", "`dtype")),
+            "+`dtype`ktype!(`bool`byte`char`short`int`long`half`float`double`chalf`cfloat`cdouble;\"bxchijeefeef\")");
+  EXPECT_THAT(S1(Call("help", "`ktype")), StartsWith("+`ktype`dtype!(\"bxchijeefeef\";"));
+  EXPECT_THAT(S1(Call("help", "`device")), StartsWith("+(,`device)!,,`cpu"));
+  EXPECT_THAT(S1(Call("help", "`tensor")), StartsWith("+`option`values!(`device`dtype`layout`gradient`pin`memory;"));
+}
+
+TEST_F(PluginHelpTest, HelpOfAPointerAndErrors) {
+  KRef q = Call("module", "(`linear;2;3)");
+  EXPECT_EQ(S1(Call("help", q)), "`in`out`bias!(::;::;1b)");
+  KRef t = Call("tensor", "1 2");
+  EXPECT_EQ(Error("help", t), "help: expecting a topic, a kind, or a module, loss or optimizer, given tensor");
+  EXPECT_EQ(Error("help", "`nope"), "help: unrecognized topic or kind `nope");
+  EXPECT_EQ(Error("help", "1 2"), "help: expecting a topic, a kind, or a module, loss or optimizer, given long list");
+  Call("free", List({q.share(), t.share()}));
+}
+
+TEST_F(PluginSettingTest, EveryKeyOfTheCatalogue) {
+  KRef all = Call("setting");
+  EXPECT_EQ(khost::S1(kabi::DictKeys(all.get())),
+            "`mkl`openmp`threads`interopthreads`mps`cuda`magma`cudnn`cudnnversion`cudadevices`benchmark"
+            "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`scope");
+  for (const char* flag : {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "benchmark", "cudnndeterministic"}) {
+    EXPECT_EQ(Call("setting", KRef(kq::Sym(flag)))->t, -kabi::kBoolean) << flag;
+  }
+  for (const char* count : {"threads", "interopthreads", "cudnnversion", "cudadevices"}) {
+    EXPECT_EQ(Call("setting", KRef(kq::Sym(count)))->t, -kabi::kLong) << count;
+  }
+  EXPECT_EQ(S1(Call("setting", "`cudadevices")), S1(Call("cudadevices")));
+  EXPECT_EQ(S1(Call("setting", "`mps")), "0b");
+  EXPECT_EQ(S1(Call("setting", "`deterministic")), "0");
+  EXPECT_EQ(S1(Call("setting", "`alloptions")), "1b");
+  EXPECT_EQ(S1(Call("setting", "`complexfirst")), "0b");
+  EXPECT_EQ(S1(Call("setting", "`stackframe")), "0b");
+}
+
+TEST_F(PluginSettingTest, WritableKeys) {
+  const std::string threads = S1(Call("setting", "`threads"));
+  Call("setting", "(`threads;1)");
+  EXPECT_EQ(Error("setting", "(`threads;0)"), "setting: threads must be from 1 to 1024, given 0");
+  EXPECT_EQ(S1(Call("setting", "`threads")), "1");
+  Call("setting", List({kq::Sym("threads"), kq::Long(std::stoll(threads))}));
+  EXPECT_EQ(S1(Call("setting", "`threads")), threads);
+  const std::string interop = S1(Call("setting", "`interopthreads"));
+  Call("setting", List({kq::Sym("interopthreads"), kq::Long(std::stoll(interop))}));  // the current count
+  EXPECT_EQ(S1(Call("setting", "`interopthreads")), interop);
+  for (const char* flag : {"benchmark", "cudnndeterministic", "stackframe", "alloptions", "complexfirst"}) {
+    const std::string before = S1(Call("setting", KRef(kq::Sym(flag))));
+    Call("setting", List({kq::Sym(flag), kq::Bool(before == "0b")}));
+    EXPECT_NE(S1(Call("setting", KRef(kq::Sym(flag)))), before) << flag;
+    EXPECT_EQ(Error("setting", List({kq::Sym(flag), kq::Long(1)})), "setting: arg[1] expected boolean, given long scalar");
+    Call("setting", List({kq::Sym(flag), kq::Bool(before == "1b")}));
+    EXPECT_EQ(S1(Call("setting", KRef(kq::Sym(flag)))), before) << flag;
+  }
+  Call("setting", "(`deterministic;2)");
+  EXPECT_THAT(Error("setting", "(`deterministic;5)"), StartsWith("setting: deterministic expects 0 (off), 1 (on) or 2"));
+  EXPECT_EQ(S1(Call("setting", "`deterministic")), "2");
+  Call("setting", "(`deterministic;0)");
+  EXPECT_EQ(S1(Call("setting", "`deterministic")), "0");
+  for (const char* read_only : {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "cudnnversion", "cudadevices"}) {
+    EXPECT_THAT(Error("setting", List({kq::Sym(read_only), kq::Bool(true)})),
+                StartsWith(absl::StrFormat("setting: `%s is read-only", read_only)));
+  }
+  EXPECT_EQ(Error("setting", "`nope"), "setting: unrecognized setting `nope");
+}
+
+TEST_F(PluginSettingTest, StackframeAddsLibtorchsBacktrace) {
+  KRef a = Call("tensor", "1 2 3e");
+  KRef b = Call("tensor", "1 2e");
+  KRef both = List({a.share(), b.share()});
+  const std::string plain = Error("add", both);
+  EXPECT_THAT(plain, HasSubstr("must match the size"));
+  EXPECT_THAT(plain, ::testing::Not(HasSubstr("Exception raised from")));
+  Call("setting", "(`stackframe;1b)");
+  const std::string framed = Error("add", both);
+  Call("setting", "(`stackframe;0b)");
+  EXPECT_THAT(framed, StartsWith(plain));
+  EXPECT_THAT(framed, HasSubstr("Exception raised from"));
+  Call("free", both);
+}
+
+TEST_F(PluginEnvironmentTest, SeedForms) {
+  Call("seed", "42");
+  KRef all = Call("seed");  // device!initial seed, cpu first
+  EXPECT_EQ(std::string(kabi::Symbols(kabi::DictKeys(all.get()))[0]), "cpu");
+  EXPECT_EQ(kabi::Longs(kabi::DictValues(all.get()))[0], 42);
+  EXPECT_EQ(S1(Call("seed", "`cpu")), "42");
+  Call("seed", "(`cpu;7)");
+  EXPECT_EQ(S1(Call("seed", "`cpu")), "7");
+  KRef a = Call("tensor", "(`rand;,3)");
+  Call("seed", "(`cpu;7)");
+  KRef b = Call("tensor", "(`rand;,3)");
+  EXPECT_EQ(S1(Call("tensor", a)), S1(Call("tensor", b)));
+  Call("seed", "0N");  // nondeterministic
+  EXPECT_NE(S1(Call("seed", "`cpu")), "42");  // a fresh random seed (1 chance in 2^64 to be 42)
+  Call("seed", "42");
+  EXPECT_EQ(Error("seed", "`gpu"), "seed: unrecognized device `gpu, expecting cpu or cuda:N");
+  EXPECT_EQ(Error("seed", "(1;2)"), "seed: arg[0] expected long, given long list");
+  EXPECT_EQ(Error("seed", "(`cpu;1.5)"), "seed: arg[1] expected long, given float scalar");
+  EXPECT_EQ(Error("seed", "(`cpu;1;2)"), "seed: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("seed", "1.5"), "seed: arg[0] expected long, given float scalar");
+  EXPECT_EQ(S1(Call("seed", "`cpu")), "42");
+  if (S1(Call("cudadevices")) == "0") EXPECT_EQ(Error("seed", "`cuda:0"), "seed: no CUDA devices available");
+  Call("free", List({a.share(), b.share()}));
+}
+
+TEST_F(PluginEnvironmentTest, CudaDevicesAndSync) {
+  const std::int64_t n = Call("cudadevices")->j;
+  EXPECT_EQ(Call("cudadevices", "()")->n, n);
+  EXPECT_EQ(Error("cudadevices", "1"), "cudadevices: unrecognized arg(s) - long scalar");
+  KRef t = Call("tensor", "1 2");
+  EXPECT_EQ(Call("sync", t).get(), nullptr);  // a CPU tensor: nothing to wait for
+  KRef q = Call("module", "(`linear;2;3)");
+  EXPECT_EQ(Call("sync", q).get(), nullptr);
+  if (n == 0) {
+    EXPECT_EQ(Error("cudadevice", "()"), "cudadevice: no CUDA devices available");
+    EXPECT_EQ(Error("cudadevice", "`cuda:0"), "cudadevice: no CUDA devices available");
+    EXPECT_EQ(Error("sync", "()"), "sync: no CUDA devices available");
+    EXPECT_EQ(Error("sync", "0"), "sync: no CUDA devices available");
+    EXPECT_EQ(Error("sync", "`cuda:0"), "sync: no CUDA devices available");
+  } else {
+    Call("cudadevice", "`cuda:0");
+    EXPECT_EQ(S1(Call("cudadevice", "()")), "`cuda:0");
+    Call("sync", "()");
+    Call("sync", "0");
+    Call("sync", "`cuda:0");
+  }
+  EXPECT_EQ(Error("cudadevice", "1"), "cudadevice: unrecognized arg(s) - long scalar");
+  EXPECT_EQ(Error("sync", "`cpu"), "sync: expecting a CUDA device, given `cpu");
+  EXPECT_EQ(Error("sync", "`gpu"), "sync: unrecognized device `gpu, expecting cpu or cuda:N");
+  Call("free", List({t.share(), q.share()}));
+}
+
+TEST_F(PluginEnvironmentTest, ConfigAndVersion) {
+  KRef lines = Call("config", "()");
+  ASSERT_EQ(lines->t, 0);
+  ASSERT_GT(lines->n, 0);
+  const std::string first = S1(KRef(kabi::r1(kabi::Items(lines.get())[0])));
+  EXPECT_THAT(first, StartsWith("\""));
+  EXPECT_THAT(first, HasSubstr("PyTorch built with"));
+  EXPECT_EQ(Call("config").get(), nullptr);  // config[] prints to stderr
+  const std::string text = S1(Call("version", "()"));
+  ASSERT_THAT(text, ::testing::MatchesRegex("\"[0-9]+\\.[0-9]+\\.[0-9]+\""));
+  const std::vector<std::string> parts = absl::StrSplit(text.substr(1, text.size() - 2), '.');
+  int major = 0, minor = 0, patch = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(parts[0], &major) && absl::SimpleAtoi(parts[1], &minor) &&
+              absl::SimpleAtoi(parts[2], &patch));
+  KRef v = Call("version");
+  ASSERT_EQ(v->t, -kabi::kFloat);
+  EXPECT_DOUBLE_EQ(v->f, major + minor / 100.0 + patch / 10000.0);
+  EXPECT_EQ(Error("version", "1"), "version: unrecognized arg(s) - long scalar");
+  EXPECT_EQ(Error("config", "`x"), "config: unrecognized arg(s) - symbol scalar");
+}
+
+}  // namespace
+}  // namespace kscope::testing
