@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -67,7 +68,7 @@ std::vector<Located> FromDict(const char* fn, const TensorDict& d, const std::ve
 }
 
 std::vector<Located> FromModule(const char* fn, Handle h, const std::vector<std::string>& names) {
-  const auto q = nn::ModuleOf(fn, h, ObjectClass::kModule);
+  const auto q = nn::ModuleOrModelsModule(fn, h);
   const TensorDict parameters = q->module().named_parameters();
   std::vector<Located> out;
   if (names.empty()) {
@@ -105,10 +106,11 @@ std::vector<Located> Resolve(const char* fn, const Target& t) {
       if (indexed) Fail("%s: a dictionary is selected by keys, given indices", fn);
       return FromDict(fn, *HandleTable::Global().Get(h).dict(), t.names());
     case ObjectClass::kModule:
+    case ObjectClass::kModel:
       if (indexed) Fail("%s: a module's parameters are selected by name, given indices", fn);
       return FromModule(fn, h, t.names());
     default:
-      Fail("%s: expected tensor, vector, dictionary or module, given %s", fn, ClassName(c));
+      Fail("%s: expected tensor, vector, dictionary, module or model, given %s", fn, ClassName(c));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_kind.h"
 #include "api/nn/optimizer_object.h"
@@ -50,7 +51,7 @@ Handle opt(const OptimizerState& state, Handle module) {
   if (!state.buffers.empty() && state.buffers.size() != d.parameters.size()) {
     Fail("opt: buffers given for %d parameter(s), expecting %d", state.buffers.size(), d.parameters.size());
   }
-  auto m = nn::ModuleOf("opt", module, ObjectClass::kModule);
+  auto m = nn::ModuleOrModelsModule("opt", module);
   const std::vector<nn::OptionSet> options = GroupOptions(*kind, d.options);
   const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
   std::vector<nn::ParameterBatch> batches(options.size(), nn::ParameterBatch{{m->module_ptr(), m->spec_ptr()}, {}});

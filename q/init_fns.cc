@@ -54,7 +54,7 @@ Target TargetOf(const Args& a, std::size_t required, bool (*is_option)(const std
   K s = a[1];
   if (c == ObjectClass::kVector && IsIntegerType(s)) return Target{init::Target(h, a.LongsAt(1)), 2, false};
   const bool names = s->t == kabi::kSymbol || (s->t == -kabi::kSymbol && !is_option(a.SymbolAt(1)));
-  if ((c == ObjectClass::kDictionary || c == ObjectClass::kModule) && names) {
+  if ((c == ObjectClass::kDictionary || c == ObjectClass::kModule || c == ObjectClass::kModel) && names) {
     return Target{init::Target(h, a.SymbolsAt(1)), 2, false};
   }
   return Target{init::Target(h), 1, false};

@@ -157,6 +157,15 @@ TEST_F(InitTest, ModuleParametersWholeOrByNameBuffersByName) {
   EXPECT_TRUE(at::equal(tensor(parm(bn, "weight")), at::ones({3})));
 }
 
+TEST_F(InitTest, AModelStandsForItsModule) {
+  auto scope = Scope::Open();
+  const Handle q = Linear(3, 2);
+  const Handle m = model({q, loss("mse"), opt("sgd", q)});
+  init::fill(init::Target(m, std::vector<std::string>{"bias"}), 0.25);
+  EXPECT_TRUE(at::equal(tensor(parm(m, "bias")), at::full({2}, 0.25)));
+  EXPECT_FALSE(at::equal(tensor(parm(m, "weight")), at::full({2, 3}, 0.25)));
+}
+
 TEST_F(InitTest, GainMatchesLibtorchForEveryNonlinearity) {
   const std::vector<std::pair<const char*, tinit::NonlinearityType>> all{
       {"linear", torch::kLinear},          {"conv1d", torch::kConv1D},
@@ -206,7 +215,7 @@ TEST_F(InitTest, BadArgumentsNameTheFunctionAndChangeNothing) {
       {[&] { init::fill(init::Target(q, std::vector<std::string>{"weight", "w"}), 1); },
        "fill: no parameter or buffer `w in linear module"},
       {[&] { init::fill(init::Target(t3, std::vector<std::int64_t>{0}), 1); }, "fill: a tensor takes no indices or names"},
-      {[&] { init::zeros(loss); }, "zeros: expected tensor, vector, dictionary or module, given loss"},
+      {[&] { init::zeros(loss); }, "zeros: expected tensor, vector, dictionary, module or model, given loss"},
       {[&] { init::eye(t3); }, "eye: tensor has 3 dimensions, expected 2"},
       {[&] { init::dirac(longs); }, "dirac: tensor has 2 dimensions, expected 3 to 5"},
       {[&] { init::dirac(t3, 0); }, "dirac: groups must be positive, given 0"},

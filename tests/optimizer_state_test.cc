@@ -131,6 +131,17 @@ TEST_F(OptimizerStateTest, LbfgsStateWithItsHistories) {
   EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), tensor(parm(q2, "weight"))));
 }
 
+TEST_F(OptimizerStateTest, AModelGivesItsModulesParameters) {
+  auto scope = Scope::Open();
+  const Handle q = Linear(4, 2);
+  const Handle m = model({addref(q), loss("mse"), opt("sgd", q)});
+  const Handle o = opt(opt_state(model_opt(m)), m);
+  const auto& rows = opt_state(o).description.parameters;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "weight");
+  EXPECT_EQ(rows[1].name, "bias");
+}
+
 TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
   auto scope = Scope::Open();
   Handle q = Linear(4, 3);
@@ -158,7 +169,7 @@ TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
   EXPECT_EQ(bad([](OptimizerState* s) { s->buffers.pop_back(); }, q), "opt: buffers given for 1 parameter(s), expecting 2");
   EXPECT_EQ(bad([](OptimizerState* s) { s->description.options[0].emplace_back("gamma", 1.0); }, q),
             "adam: unrecognized option `gamma");
-  EXPECT_EQ(bad(none, o), "opt: expected module, given optimizer");
+  EXPECT_EQ(bad(none, o), "opt: expected module or model, given optimizer");
   EXPECT_EQ(live_handles(), live + 1);  // the Linear(5, 3) made for one case
   EXPECT_EQ(ref(q).single(), 2);        // only o holds q
 }

@@ -231,7 +231,7 @@ TEST_F(PluginInitTest, BadArgumentsOfEachFormChangeNothing) {
   bad("xnormal", List({t.share(), kq::Sym("x")}), "xnormal: arg[1] expected number");
   bad("snormal", List({t.share(), kq::Float(2)}), "snormal: sparsity 2 is outside 0-1");
   bad("orthogonal", KRef(v.share()), "orthogonal: vector[0] has 1 dimension, expected 2 or more");
-  bad("zeros", KRef(loss.share()), "zeros: expected tensor, vector, dictionary or module, given loss");
+  bad("zeros", KRef(loss.share()), "zeros: expected tensor, vector, dictionary, module or model, given loss");
   bad("xuniform", List({Q("1 2 3").share(), kq::Float(1)}), "xuniform: tensor has 1 dimension");
   for (const Bad& b : calls) {
     EXPECT_THAT(Error(b.fn, b.arg), HasSubstr(b.error));

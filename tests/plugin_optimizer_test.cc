@@ -262,7 +262,7 @@ TEST_F(PluginOptimizerTest, StateRestoresAnOptimizerThatContinuesSeed002) {
     EXPECT_EQ(S1(Call("tensor", p)), S1(Call("tensor", p2)));
     Call("free", List({p.share(), p2.share()}));
   }
-  EXPECT_EQ(Error("opt", List({s.share(), o.share()})), "opt: expected module, given optimizer");
+  EXPECT_EQ(Error("opt", List({s.share(), o.share()})), "opt: expected module or model, given optimizer");
   Call("free", List({q.share(), o.share(), x.share(), q2.share(), o2.share()}));
 }
 
