@@ -142,7 +142,7 @@ class Collector {
   void AddMatches(const at::Tensor& predicted, const DataTensors& target) {
     if (!target.defined()) Fail("%s: no target for accuracy", fn_);
     const at::Tensor& y = target.tensors.front();
-    correct_ += predicted.eq(y.to(predicted.device())).sum().item<std::int64_t>();
+    matched_.push_back(predicted.eq(y.to(predicted.device())).sum());  // on the device: no sync per batch
     total_ += y.numel();
   }
 
@@ -151,8 +151,8 @@ class Collector {
       case Metric::kLoss:  // a double, as ktorch's
         return Losses().sum().to(at::kDouble) / static_cast<double>(std::max<std::int64_t>(batches_, 1));
       case Metric::kBatchLoss: return Losses();
-      case Metric::kAccuracy: return at::scalar_tensor(total_ == 0 ? 0.0 : 100.0 * correct_ / total_, at::kDouble);
-      case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{correct_, total_});
+      case Metric::kAccuracy: return at::scalar_tensor(total_ == 0 ? 0.0 : 100.0 * Matched() / total_, at::kDouble);
+      case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{Matched(), total_});
       case Metric::kPredict: return Cat(predicted_);
       case Metric::kOutput: return Cat(outputs_);
       case Metric::kHidden: return Cat(hidden_);
@@ -161,6 +161,7 @@ class Collector {
     Fail("%s: unknown metric", fn_);
   }
 
+  std::int64_t Matched() const { return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>(); }
   at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
   static at::Tensor Cat(const std::vector<at::Tensor>& parts) { return parts.empty() ? at::empty({0}) : at::cat(parts); }
 
@@ -169,7 +170,8 @@ class Collector {
   const std::int64_t batches_;
   const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
   std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
-  std::int64_t correct_ = 0, total_ = 0;
+  std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
+  std::int64_t total_ = 0;
 };
 
 // The number of batches of every task in an epoch of the data (at full size).

@@ -201,8 +201,6 @@ K Backstep(K x) {
 // Metrics as the options say: one metric alone, several in a list, or keyed by name with
 // `dictionary; k values, or with `tensor a tensor, vector or dictionary pointer (as ktorch).
 K KFromMetrics(const RunMetrics& r) {
-  std::vector<std::string> names;
-  for (const auto& value : r.values) names.push_back(value.first);
   if (r.tensor) {
     if (r.dictionary) {
       NamedOperands items;
@@ -216,7 +214,11 @@ K KFromMetrics(const RunMetrics& r) {
   }
   K values = kabi::knk(0);
   for (const auto& value : r.values) kabi::jk(&values, KFromTensor(value.second));
-  if (r.dictionary) return kabi::xD(Symbols(names), values);
+  if (r.dictionary) {
+    std::vector<std::string> names;
+    for (const auto& value : r.values) names.push_back(value.first);
+    return kabi::xD(Symbols(names), values);
+  }
   if (r.values.size() != 1) return values;
   K one = kabi::r1(kabi::Items(values)[0]);
   kabi::r0(values);
