@@ -19,12 +19,11 @@ std::vector<std::vector<at::Tensor>> OptimizerGroups(const torch::optim::Optimiz
   return groups;
 }
 
-// Every parameter of the optimizer, group after group.
-std::vector<at::Tensor> AllParameters(const torch::optim::Optimizer& optimizer) {
-  const auto& groups = optimizer.param_groups();
-  if (groups.size() == 1) return groups.front().params();
+// The groups' tensors in one list, group after group.
+std::vector<at::Tensor> Flat(std::vector<std::vector<at::Tensor>> groups) {
+  if (groups.size() == 1) return std::move(groups.front());
   std::vector<at::Tensor> all;
-  for (const auto& group : groups) all.insert(all.end(), group.params().begin(), group.params().end());
+  for (auto& group : groups) all.insert(all.end(), group.begin(), group.end());
   return all;
 }
 
@@ -51,9 +50,7 @@ std::vector<std::vector<at::Tensor>> GroupsOf(const char* fn, Handle h) {
 }  // namespace
 
 double clip(Handle h, double max_norm, double norm_type) {
-  std::vector<at::Tensor> all;
-  for (auto& group : GroupsOf("clip", h)) all.insert(all.end(), group.begin(), group.end());
-  return torch::nn::utils::clip_grad_norm_(std::move(all), max_norm, norm_type);
+  return torch::nn::utils::clip_grad_norm_(Flat(GroupsOf("clip", h)), max_norm, norm_type);
 }
 
 std::vector<double> clip_groups(Handle h, double max_norm, double norm_type) {
@@ -63,9 +60,7 @@ std::vector<double> clip_groups(Handle h, double max_norm, double norm_type) {
 }
 
 void clipv(Handle h, double value) {
-  std::vector<at::Tensor> all;
-  for (auto& group : GroupsOf("clipv", h)) all.insert(all.end(), group.begin(), group.end());
-  torch::nn::utils::clip_grad_value_(all, value);
+  torch::nn::utils::clip_grad_value_(Flat(GroupsOf("clipv", h)), value);
 }
 
 std::vector<double> clip_by_options(Handle m) {
@@ -77,13 +72,13 @@ std::vector<double> clip_by_options(Handle m) {
 void clip_by_options(const nn::Model& model, std::vector<double>* norms) {
   const nn::RunOptions& o = model.train.get();
   const torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
-  if (o.clipvalue) torch::nn::utils::clip_grad_value_(AllParameters(optimizer), *o.clipvalue);
+  if (o.clipvalue) torch::nn::utils::clip_grad_value_(Flat(OptimizerGroups(optimizer)), *o.clipvalue);
   if (!o.clipnorm) return;
   auto keep = [norms](double norm) {
     if (norms != nullptr) norms->push_back(norm);
   };
   if (!o.clipgroup) {
-    keep(torch::nn::utils::clip_grad_norm_(AllParameters(optimizer), o.clipnorm->max, o.clipnorm->order));
+    keep(torch::nn::utils::clip_grad_norm_(Flat(OptimizerGroups(optimizer)), o.clipnorm->max, o.clipnorm->order));
     return;
   }
   for (const auto& group : optimizer.param_groups()) {
