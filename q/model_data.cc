@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/pointer.h"
+#include "q/args.h"
 #include "q/convert.h"
 #include "runtime/errors.h"
 
@@ -25,18 +26,16 @@ bool IsSelection(K x) {
   return t == -kabi::kLong || t == kabi::kLong || t == -kabi::kSymbol || t == kabi::kSymbol;
 }
 
-DataPart SelectionFromK(K x) {
-  const Handle h = HandleOf(kabi::Items(x)[0]);
-  K which = kabi::Items(x)[1];
-  if (which->t == -kabi::kLong) return DataPart(h, std::vector<std::int64_t>{which->j});
-  if (which->t == kabi::kLong) return DataPart(h, std::vector<std::int64_t>(kabi::Longs(which), kabi::Longs(which) + which->n));
-  if (which->t == -kabi::kSymbol) return DataPart(h, std::vector<std::string>{which->s});
-  return DataPart(h, std::vector<std::string>(kabi::Symbols(which), kabi::Symbols(which) + which->n));
+DataPart SelectionFromK(const char* fn, K x) {
+  const Args a(fn, x);
+  const int t = a[1]->t;
+  if (t == -kabi::kSymbol || t == kabi::kSymbol) return DataPart(a.PointerAt(0), a.SymbolsAt(1));
+  return DataPart(a.PointerAt(0), a.LongsAt(1));
 }
 
 DataPart PartFromK(const char* fn, K x) {
   if (IsPointer(x)) return DataPart(HandleOf(x));
-  if (IsSelection(x)) return SelectionFromK(x);
+  if (IsSelection(x)) return SelectionFromK(fn, x);
   return DataPart(TensorFromK(fn, x));
 }
 
