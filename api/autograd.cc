@@ -40,7 +40,7 @@ std::vector<at::Tensor> TensorsOf(const char* fn, Handle h) {
 }
 
 // The tensors whose gradients zerograd/nograd reset: those of a tensor, vector or dictionary,
-// or the parameters of a module, an optimizer or a model's module; error otherwise.
+// or the parameters of a module, an optimizer or a model's optimizer; error otherwise.
 std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
   const ObjectClass c = HandleTable::Global().Info(h).object_class;
   switch (c) {
@@ -52,8 +52,8 @@ std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
       return nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters();
     case ObjectClass::kOptimizer:
       return nn::OptimizerOf(fn, h)->parameters();
-    case ObjectClass::kModel:
-      return nn::ModelOf(fn, h)->model().module->module().parameters();
+    case ObjectClass::kModel:  // as its optimizer: every parameter it steps (seed 004)
+      return nn::ModelOf(fn, h)->model().optimizer->parameters();
     default:
       Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn, ClassName(c));
   }

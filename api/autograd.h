@@ -49,8 +49,9 @@ void backward(Handle h, const Operand& gradient, BackwardMode mode = BackwardMod
 
 // The gradient of tensor h as host data; undefined (ktorch's null) when there is none.
 at::Tensor grad(Handle h);
-// Sets the gradients of a tensor, vector or dictionary, or of the parameters of a module or an
-// optimizer, to zero (zerograd) or to none (nograd). Tensors without a gradient are left as
+// Sets the gradients of a tensor, vector or dictionary, or of the parameters of a module, an
+// optimizer or a model (its optimizer's: every parameter it steps), to zero (zerograd) or to
+// none (nograd). Tensors without a gradient are left as
 // they are by zerograd.
 void zerograd(Handle h);
 void nograd(Handle h);

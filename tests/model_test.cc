@@ -180,6 +180,23 @@ TEST_F(ModelTest, BadOptionsChangeNothing) {
   EXPECT_EQ(ErrorOf([&] { train(tensor(at::ones({1})), {}); }), "train: expected model, given tensor");
 }
 
+TEST_F(ModelTest, ZerogradResetsEveryParameterOfItsOptimizerSeed004) {
+  // "using the optimizer object (or its parent model) as the argument will reset all gradients
+  // at once": the optimizer here also steps b, which is not the model's module.
+  auto scope = Scope::Open();
+  const Handle a = Linear(4, 3), b = Linear(3, 2);
+  const Handle o = opt_group("sgd", 0, ParameterSource{a});
+  opt_edit(o, 1, ParameterSource{b});
+  const Handle m = model({addref(a), loss("mse"), o});
+  Backward(b, forward(a, at::randn({5, 4})).tensor());
+  zerograd(m);
+  const Handle bw = parm(b, "weight");
+  ASSERT_TRUE(grad(bw).defined());
+  EXPECT_TRUE(at::equal(grad(bw), at::zeros({2, 3})));
+  nograd(m);
+  EXPECT_FALSE(grad(bw).defined());
+}
+
 TEST_F(ModelTest, RecreatedFromItsDescriptionSeed002) {
   auto scope = Scope::Open();
   const Handle m = SmallModel();

@@ -41,7 +41,7 @@
 //     data m with no target -> (0 .. 6;::)        PluginModelRunTest.TrainInputAloneSeed004
 //   loss(m;input m;target m), batch loop, 0.4333333e*3%7
 //                                                 LossOnAModelSeed004 (here)
-//   help`backward                                 not implemented: the plugin exports no help.
+//   help`backward                                 PluginHelpTest.BackwardModesAsSeed004
 //   backward(y;1e;`retain), info table, zerograd, backward z
 //                                                 BackwardModesOnTensorsSeed004 (here)
 //   backward z twice -> 'Trying to backward ..; backward(m;`retain)
