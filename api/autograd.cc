@@ -8,10 +8,12 @@
 #include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
+#include "api/selection.h"
 #include "api/values.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "runtime/torch_compat.h"
+#include "scope/scope_stack.h"
 
 namespace kscope {
 namespace {
@@ -59,6 +61,14 @@ std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
   }
 }
 
+// The named parameters of a module, or of a model's module (gradflag's module forms).
+torch::OrderedDict<std::string, at::Tensor> NamedParametersOf(Handle h) {
+  if (HandleTable::Global().Info(h).object_class == ObjectClass::kModel) {
+    return nn::ModelOf("gradflag", h)->model().module->module().named_parameters();
+  }
+  return nn::ModuleOf("gradflag", h, ObjectClass::kModule)->module().named_parameters();
+}
+
 void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
   const BackwardModeInfo& flags = FlagsOf(mode);
   std::vector<at::Tensor> outputs = TensorsOf("backward", h);
@@ -90,6 +100,12 @@ void backward(Handle h, const Operand& gradient, BackwardMode mode) { Backward(h
 
 at::Tensor grad(Handle h) { return HostCopy(TensorOf("grad", h).grad()); }
 
+Handle gradtensor(Handle h) {
+  const at::Tensor g = TensorOf("grad", h).grad();
+  if (!g.defined()) Fail("grad: no gradient defined");
+  return Own(Object(g), "grad");
+}
+
 void zerograd(Handle h) {
   for (const at::Tensor& t : GradientHoldersOf("zerograd", h)) {
     if (t.grad().defined()) t.grad().detach().zero_();
@@ -104,10 +120,72 @@ Result detach(const Operand& x) {
   return Compute("detach", {&x}, Handle(), [](const TensorList& t) { return t[0].detach(); });
 }
 
+void detach_(Handle h) {
+  for (at::Tensor& t : TensorsOf("detach", h)) t.detach_();
+}
+
+void detach_(Handle v, absl::Span<const std::int64_t> indices) {
+  for (at::Tensor& t : VectorElements("detach", v, indices)) t.detach_();
+}
+
+void detach_(Handle d, absl::Span<const std::string> keys) {
+  for (auto& [key, t] : DictElements("detach", d, keys)) t.detach_();
+}
+
 bool gradflag(Handle h) { return TensorOf("gradflag", h).requires_grad(); }
 
+PerElement<bool> gradflags(Handle h) {
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  if (c == ObjectClass::kModule || c == ObjectClass::kModel) {
+    PerElement<bool>::Named flags;
+    for (const auto& p : NamedParametersOf(h)) flags.emplace_back(p.key(), p.value().requires_grad());
+    return flags;
+  }
+  const Object o = HandleTable::Global().Get(h);
+  if (const TensorDict* d = o.dict()) {
+    PerElement<bool>::Named flags;
+    for (const auto& item : *d) flags.emplace_back(item.key(), item.value().requires_grad());
+    return flags;
+  }
+  if (const TensorVector* v = o.vector()) {
+    PerElement<bool>::List flags;
+    for (const at::Tensor& t : *v) flags.push_back(t.requires_grad());
+    return flags;
+  }
+  if (const at::Tensor* t = o.tensor()) return t->requires_grad();
+  Fail("gradflag: expected tensor, vector, dictionary, module or model, given %s", ClassName(c));
+}
+
+PerElement<bool> gradflags(Handle v, absl::Span<const std::int64_t> indices) {
+  PerElement<bool>::List flags;
+  for (const at::Tensor& t : VectorElements("gradflag", v, indices)) flags.push_back(t.requires_grad());
+  return flags;
+}
+
+PerElement<bool> gradflags(Handle d, absl::Span<const std::string> keys) {
+  PerElement<bool>::Named flags;
+  for (const auto& [key, t] : DictElements("gradflag", d, keys)) flags.emplace_back(key, t.requires_grad());
+  return flags;
+}
+
 void gradflag(Handle h, bool requires_grad) {
-  for (at::Tensor& t : TensorsOf("gradflag", h)) t.set_requires_grad(requires_grad);
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  if (c == ObjectClass::kModule || c == ObjectClass::kModel) {
+    for (auto& p : NamedParametersOf(h)) p.value().set_requires_grad(requires_grad);
+    return;
+  }
+  if (c != ObjectClass::kTensor && c != ObjectClass::kVector && c != ObjectClass::kDictionary) {
+    Fail("gradflag: expected tensor, vector, dictionary, module or model, given %s", ClassName(c));
+  }
+  for (at::Tensor& t : HandleTable::Global().Get(h).tensors()) t.set_requires_grad(requires_grad);
+}
+
+void gradflag(Handle v, absl::Span<const std::int64_t> indices, bool requires_grad) {
+  for (at::Tensor& t : VectorElements("gradflag", v, indices)) t.set_requires_grad(requires_grad);
+}
+
+void gradflag(Handle d, absl::Span<const std::string> keys, bool requires_grad) {
+  for (auto& [key, t] : DictElements("gradflag", d, keys)) t.set_requires_grad(requires_grad);
 }
 
 }  // namespace kscope

@@ -1,5 +1,6 @@
 // Autograd on handles: backward with ktorch's modes, gradients, resetting them, detaching and
-// the requires-grad flag.
+// the requires-grad flag, on whole objects or on a container's elements by index or key
+// (api/selection.h: every index/key is checked before anything changes).
 //
 // Errors: libtorch's messages pass through unchanged (e.g. "Trying to backward through the
 // graph a second time ..."); kscope::Error for stale or wrong-class handles. Thread-safety:
@@ -7,7 +8,9 @@
 #ifndef KSCOPE_API_AUTOGRAD_H_
 #define KSCOPE_API_AUTOGRAD_H_
 
+#include <cstdint>
 #include <optional>
+#include <string>
 
 #include <ATen/core/Tensor.h>
 
@@ -15,6 +18,7 @@
 #include "absl/types/span.h"
 #include "api/operand.h"
 #include "runtime/handle.h"
+#include "runtime/per_element.h"
 
 namespace kscope {
 
@@ -49,17 +53,35 @@ void backward(Handle h, const Operand& gradient, BackwardMode mode = BackwardMod
 
 // The gradient of tensor h as host data; undefined (ktorch's null) when there is none.
 at::Tensor grad(Handle h);
+// ktorch's `grad enlist t`: a new handle to tensor h's gradient itself (no copy, so zerograd is
+// seen through it). kscope::Error "grad: no gradient defined" when h has none.
+Handle gradtensor(Handle h);
 // Sets the gradients of a tensor, vector or dictionary, or of the parameters of a module, an
 // optimizer or a model (its optimizer's: every parameter it steps), to zero (zerograd) or to
 // none (nograd). Tensors without a gradient are left as
 // they are by zerograd.
 void zerograd(Handle h);
 void nograd(Handle h);
-// A new tensor sharing x's values, outside the graph.
+// A new tensor sharing x's values, outside the graph (data in -> data out).
 Result detach(const Operand& x);
-// Whether tensor h requires grad; and setting it (tensor, vector or dictionary).
+// Detaches in place (ktorch's detach(t;1b), detach v, detach d): every tensor of a tensor,
+// vector or dictionary handle; or the vector's elements at `indices`, the dictionary's `keys`.
+// libtorch refuses views ("Can't detach views in-place").
+void detach_(Handle h);
+void detach_(Handle v, absl::Span<const std::int64_t> indices);
+void detach_(Handle d, absl::Span<const std::string> keys);
+// Whether tensor h requires grad.
 bool gradflag(Handle h);
+// The requires-grad flags shaped by h's class: one for a tensor, one per element of a vector,
+// one per key of a dictionary, one per parameter name of a module (a model: of its module).
+// kscope::Error "gradflag: expected tensor, vector, dictionary, module or model, given <class>".
+PerElement<bool> gradflags(Handle h);
+PerElement<bool> gradflags(Handle v, absl::Span<const std::int64_t> indices);  // a list
+PerElement<bool> gradflags(Handle d, absl::Span<const std::string> keys);      // named
+// Setting the flag, on the same objects and selections.
 void gradflag(Handle h, bool requires_grad);
+void gradflag(Handle v, absl::Span<const std::int64_t> indices, bool requires_grad);
+void gradflag(Handle d, absl::Span<const std::string> keys, bool requires_grad);
 
 }  // namespace kscope
 

@@ -21,13 +21,6 @@ namespace {
 
 namespace tinit = torch::nn::init;
 
-// One tensor to change, and how messages name it ("tensor", "vector[2]", "key `w",
-// "parameter `0.weight", "buffer `running_mean").
-struct Located {
-  at::Tensor tensor;
-  std::string where;
-};
-
 // What an init requires of every tensor it changes.
 struct Needs {
   std::int64_t min_dim = 0;
@@ -122,9 +115,8 @@ std::string Dimensions(const Needs& n) {
 
 // Every tensor of t, checked against `needs` before any is changed.
 std::vector<Located> Checked(const char* fn, const Target& t, const Needs& needs) {
-  std::vector<Located> tensors = Resolve(fn, t);
+  std::vector<Located> tensors = Select(fn, t);
   for (const Located& l : tensors) {
-    if (!l.tensor.defined()) Fail("%s: %s is undefined", fn, l.where);
     const std::int64_t d = l.tensor.dim();
     if (d < needs.min_dim || d > needs.max_dim) {
       Fail("%s: %s has %d dimension%s, expected %s", fn, l.where, d, d == 1 ? "" : "s", Dimensions(needs));
@@ -182,6 +174,14 @@ void KaimingWith(const char* fn, KaimingInit init, const Target& t, const Kaimin
 }
 
 }  // namespace
+
+std::vector<Located> Select(const char* fn, const Target& t) {
+  std::vector<Located> tensors = Resolve(fn, t);
+  for (const Located& l : tensors) {
+    if (!l.tensor.defined()) Fail("%s: %s is undefined", fn, l.where);
+  }
+  return tensors;
+}
 
 void zeros(const Target& t) { Apply("zeros", t, kAny, [](const at::Tensor& x) { tinit::zeros_(x); }); }
 

@@ -51,6 +51,19 @@ class Target {
   std::vector<std::string> names_;
 };
 
+// One tensor a Target names, and how messages name it ("tensor", "vector[2]", "key `w",
+// "parameter `0.weight", "buffer `running_mean").
+struct Located {
+  at::Tensor tensor;
+  std::string where;
+};
+
+// The tensors t names (sharing storage with the objects holding them), each defined; shared by
+// every function that changes tensors in place (this file's, and api/random_fill.h's).
+// kscope::Error naming `fn` for a selection the object's class does not take, an index or key
+// it lacks, a stale handle, an object of another class or an undefined tensor. Changes nothing.
+std::vector<Located> Select(const char* fn, const Target& t);
+
 // Kaiming initialization's options, libtorch's defaults: negative slope a (leakyrelu), fan-in
 // mode, and ktorch's nonlinearity symbol (linear conv1d conv2d conv3d convtranspose1d
 // convtranspose2d convtranspose3d sigmoid tanh relu leakyrelu).

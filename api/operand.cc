@@ -6,6 +6,7 @@
 #include "absl/container/inlined_vector.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
+#include "runtime/names.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
@@ -19,7 +20,9 @@ const at::Tensor& TensorFrom(const char* fn, const Object& o) {
 
 }  // namespace
 
-Operand::Operand(const c10::Scalar& s) : value_(at::scalar_tensor(s)) {}
+// In the scalar's own type: scalar_tensor alone would make every number a float, so long data
+// plus 1 would become float. A 0-dim tensor promotes like a number of its category.
+Operand::Operand(const c10::Scalar& s) : value_(at::scalar_tensor(s, at::TensorOptions().dtype(s.type()))) {}
 
 Operand::Operand(const Result& r) {
   if (r.is_handle()) {
@@ -94,6 +97,9 @@ at::Tensor TensorOf(const char* fn, Handle h) {
 Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out) {
   if (!out.is_null()) {
     at::Tensor target = TensorOf(fn, out);
+    if (result.is_complex() && !target.is_complex()) {
+      Fail("%s: result is complex, output tensor is %s", fn, DtypeName(target.scalar_type()));
+    }
     c10::AutoGradMode no_grad(false);
     target.resize_(result.sizes()).copy_(result);
     return Result();

@@ -95,7 +95,8 @@ at::Tensor TensorOf(const char* fn, Handle h);
 
 // Turns a computed tensor into a Result: a new handle owned by the current scope (origin fn)
 // when as_handle, else data. With a non-null `out`, writes the values into out's tensor
-// (resized to fit) and returns nothing.
+// (resized to fit, converted to its dtype) and returns nothing; a complex result and a real
+// `out` is an error ("<fn>: result is complex, output tensor is float"), out unchanged.
 Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out = Handle());
 // The dispatch every computing api function shares: resolves the operands, applies
 // f(const TensorList&) -> at::Tensor, and emits the result as a handle when any

@@ -43,10 +43,25 @@ Result reshape(const Operand& x, const Shape& size) {
   return Compute("reshape", {&x}, Handle(), [&](const Tensors& t) { return at::reshape(t[0], size); });
 }
 
+Result reshape_as(const Operand& x, const Operand& example) {
+  return Compute("reshape", {&x, &example}, Handle(),
+                 [](const Tensors& t) { return at::reshape(t[0], t[1].sizes()); });
+}
+
+Result expand(const Operand& x, const Shape& size) {
+  return Compute("expand", {&x}, Handle(), [&](const Tensors& t) { return t[0].expand(size); });
+}
+
+Result expand_as(const Operand& x, const Operand& example) {
+  return Compute("expand", {&x, &example}, Handle(), [](const Tensors& t) { return t[0].expand_as(t[1]); });
+}
+
 Result transpose(const Operand& x, std::int64_t dim0, std::int64_t dim1) {
   return Compute("transpose", {&x}, Handle(),
                  [&](const Tensors& t) { return at::transpose(t[0], dim0, dim1); });
 }
+
+void transpose_(Handle t, std::int64_t dim0, std::int64_t dim1) { TensorOf("transpose", t).transpose_(dim0, dim1); }
 
 Result permute(const Operand& x, const Shape& dims) {
   return Compute("permute", {&x}, Handle(), [&](const Tensors& t) { return at::permute(t[0], dims); });
@@ -57,9 +72,20 @@ Result squeeze(const Operand& x, std::optional<std::int64_t> dim) {
                  [&](const Tensors& t) { return dim ? at::squeeze(t[0], *dim) : at::squeeze(t[0]); });
 }
 
+void squeeze_(Handle t, std::optional<std::int64_t> dim) {
+  at::Tensor x = TensorOf("squeeze", t);
+  if (dim) {
+    x.squeeze_(*dim);
+  } else {
+    x.squeeze_();
+  }
+}
+
 Result unsqueeze(const Operand& x, std::int64_t dim) {
   return Compute("unsqueeze", {&x}, Handle(), [&](const Tensors& t) { return at::unsqueeze(t[0], dim); });
 }
+
+void unsqueeze_(Handle t, std::int64_t dim) { TensorOf("unsqueeze", t).unsqueeze_(dim); }
 
 Result cat(const std::vector<Operand>& xs, std::int64_t dim, Handle out) {
   return Join("cat", xs, out, [&](const Tensors& t) { return at::cat(at::TensorList(t.data(), t.size()), dim); });

@@ -1,23 +1,20 @@
 #include "api/tensor.h"
 
 #include <cstring>
+#include <functional>
 #include <type_traits>
 
 #include <ATen/Context.h>
-#include <ATen/ops/arange.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/eye.h>
 #include <ATen/ops/full.h>
-#include <ATen/ops/linspace.h>
-#include <ATen/ops/ones.h>
-#include <ATen/ops/rand.h>
-#include <ATen/ops/randint.h>
-#include <ATen/ops/randn.h>
-#include <ATen/ops/zeros.h>
+#include <ATen/ops/index_select.h>
+#include <ATen/ops/tensor.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/util/Half.h>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
+#include "api/operand.h"
 #include "api/values.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -36,26 +33,20 @@ constexpr c10::ScalarType DtypeOf() {
   }
 }
 
-at::TensorOptions FactoryOptions(const Options& o) {
-  at::TensorOptions options;
-  if (o.dtype) options = options.dtype(*o.dtype);
-  if (o.device) options = options.device(*o.device);
-  return options;
+// Wraps a possibly negative dimension of a `rank`-d tensor; error when out of range.
+std::int64_t CheckedDim(std::int64_t dim, std::int64_t rank) {
+  const std::int64_t wrapped = dim < 0 ? dim + rank : dim;
+  if (wrapped < 0 || wrapped >= rank) Fail("tensor: dimension %d out of range for a %d-d tensor", dim, rank);
+  return wrapped;
 }
 
-// Applies the gradient flag and registers the new tensor.
-Handle Register(const char* fn, at::Tensor t, const Options& o) {
-  if (o.grad) t.set_requires_grad(true);
-  return Own(Object(std::move(t)), fn);
-}
-
-// Converts t to the options' dtype and device (no copy when nothing changes), then registers.
-Handle ConvertAndRegister(const char* fn, const at::Tensor& t, const Options& o) {
-  at::Tensor converted = t;
-  if (o.dtype || o.device) {
-    converted = t.to(o.device.value_or(t.device()), o.dtype.value_or(t.scalar_type()));
+// Wraps a possibly negative index along a dimension of `size`; error when out of range.
+std::int64_t CheckedIndex(std::int64_t i, std::int64_t dim, std::int64_t size) {
+  const std::int64_t wrapped = i < 0 ? i + size : i;
+  if (wrapped < 0 || wrapped >= size) {
+    Fail("tensor: index %d out of range for dimension %d of size %d", i, dim, size);
   }
-  return Register(fn, std::move(converted), o);
+  return wrapped;
 }
 
 std::int64_t CheckedCount(const Shape& shape, std::size_t values) {
@@ -73,21 +64,42 @@ std::int64_t CheckedCount(const Shape& shape, std::size_t values) {
 }  // namespace
 
 Options Options::Parse(const char* fn, absl::Span<const std::string> names) {
+  static const absl::flat_hash_map<absl::string_view, std::function<void(Options&)>> kFlags = {
+      {"grad", [](Options& o) { o.grad = true; }},
+      {"nograd", [](Options& o) { o.grad = false; }},
+      {"strided", [](Options& o) { o.layout = c10::kStrided; }},
+      {"sparse", [](Options& o) { o.layout = c10::kSparse; }},
+      {"pinned", [](Options& o) { o.pinned = true; }},
+      {"unpinned", [](Options& o) { o.pinned = false; }},
+      {"contiguous", [](Options& o) { o.memory = c10::MemoryFormat::Contiguous; }},
+      {"preserve", [](Options& o) { o.memory = c10::MemoryFormat::Preserve; }},
+      {"channel2d", [](Options& o) { o.memory = c10::MemoryFormat::ChannelsLast; }},
+      {"channel3d", [](Options& o) { o.memory = c10::MemoryFormat::ChannelsLast3d; }},
+  };
   Options o;
   for (const std::string& name : names) {
-    if (name == "grad") {
-      o.grad = true;
-    } else if (name == "nograd") {
-      o.grad = false;
+    if (auto flag = kFlags.find(name); flag != kFlags.end()) {
+      flag->second(o);
     } else if (auto dtype = DtypeFromName(name)) {
       o.dtype = dtype;
     } else if (auto device = DeviceFromName(name)) {
+      if (device->is_mps() && !at::hasMPS()) Fail("%s: `%s device not available", fn, name);
+      if (device->is_cuda() && !at::hasCUDA()) Fail("%s: `%s device not available", fn, name);
       o.device = device;
     } else {
       Fail("%s: unrecognized option `%s", fn, name);
     }
   }
   return o;
+}
+
+at::TensorOptions Options::factory() const {
+  at::TensorOptions options;
+  if (dtype) options = options.dtype(*dtype);
+  if (device) options = options.device(*device);
+  if (layout) options = options.layout(*layout);
+  if (pinned) options = options.pinned_memory(*pinned);
+  return options;
 }
 
 template <typename T>
@@ -101,56 +113,98 @@ Handle tensor(const std::vector<T>& values, const Shape& shape, const Options& o
   } else if (n > 0) {
     std::memcpy(t.data_ptr(), values.data(), n * sizeof(T));
   }
-  return ConvertAndRegister("tensor", t, options);
+  return OwnTensor("tensor", std::move(t), options);
 }
 
 template <typename T>
 Handle scalar(T value, const Options& options) {
   using Stored = std::conditional_t<std::is_same_v<T, char>, std::int8_t, T>;
   const c10::Scalar s(static_cast<Stored>(value));
-  return ConvertAndRegister("tensor", at::full(at::IntArrayRef{}, s, DtypeOf<T>()), options);
+  return OwnTensor("tensor", at::full(at::IntArrayRef{}, s, DtypeOf<T>()), options);
 }
 
-Handle tensor(const at::Tensor& data, const Options& options) {
-  return ConvertAndRegister("tensor", data, options);
+Handle tensor(const at::Tensor& data, const Options& options) { return OwnTensor("tensor", data, options); }
+
+Handle OwnTensor(const char* fn, at::Tensor t, const Options& o) {
+  if (o.dtype || o.device) t = t.to(o.device.value_or(t.device()), o.dtype.value_or(t.scalar_type()));
+  if (o.layout && *o.layout != t.layout()) t = *o.layout == c10::kSparse ? t.to_sparse() : t.to_dense();
+  if (o.pinned.value_or(false) && !t.is_pinned()) t = t.pin_memory();
+  if (o.memory && *o.memory != c10::MemoryFormat::Preserve) t = t.contiguous(*o.memory);
+  if (o.grad) t.set_requires_grad(true);
+  return Own(Object(std::move(t)), fn);
 }
 
-Handle empty(const Shape& size, const Options& o) {
-  return Register("empty", at::empty(size, FactoryOptions(o)), o);
-}
-Handle zeros(const Shape& size, const Options& o) {
-  return Register("zeros", at::zeros(size, FactoryOptions(o)), o);
-}
-Handle ones(const Shape& size, const Options& o) {
-  return Register("ones", at::ones(size, FactoryOptions(o)), o);
-}
-Handle full(const Shape& size, const c10::Scalar& value, const Options& o) {
-  return Register("full", at::full(size, value, FactoryOptions(o)), o);
-}
-Handle rand(const Shape& size, const Options& o) {
-  return Register("rand", at::rand(size, FactoryOptions(o)), o);
-}
-Handle randn(const Shape& size, const Options& o) {
-  return Register("randn", at::randn(size, FactoryOptions(o)), o);
-}
-Handle randint(std::int64_t low, std::int64_t high, const Shape& size, const Options& o) {
-  at::TensorOptions options = FactoryOptions(o);
-  if (!o.dtype) options = options.dtype(c10::ScalarType::Long);
-  return Register("randint", at::randint(low, high, size, options), o);
-}
-Handle arange(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
-              const Options& o) {
-  return Register("arange", at::arange(start, end, step, FactoryOptions(o)), o);
-}
-Handle linspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
-                const Options& o) {
-  return Register("linspace", at::linspace(start, end, steps, FactoryOptions(o)), o);
-}
-Handle eye(std::int64_t n, std::optional<std::int64_t> m, const Options& o) {
-  return Register("eye", m ? at::eye(n, *m, FactoryOptions(o)) : at::eye(n, FactoryOptions(o)), o);
+void tensor_out(Handle out, const at::Tensor& data) {
+  TensorOf("tensor", out);  // a live tensor handle: Emit reads a null handle as "no output"
+  Emit("tensor", data, false, out);
 }
 
 at::Tensor tensor(Handle h) { return HostCopy(TensorOf("tensor", h)); }
+
+at::Tensor tensor(Handle h, std::int64_t dim, std::int64_t index) {
+  const at::Tensor t = TensorOf("tensor", h);
+  const std::int64_t d = CheckedDim(dim, t.dim());
+  return HostCopy(t.select(d, CheckedIndex(index, dim, t.size(d))));
+}
+
+at::Tensor tensor(Handle h, std::int64_t dim, const std::vector<std::int64_t>& indices) {
+  const at::Tensor t = TensorOf("tensor", h);
+  const std::int64_t d = CheckedDim(dim, t.dim());
+  std::vector<std::int64_t> wrapped;
+  wrapped.reserve(indices.size());
+  for (std::int64_t i : indices) wrapped.push_back(CheckedIndex(i, dim, t.size(d)));
+  return HostCopy(t.index_select(d, at::tensor(wrapped, at::TensorOptions().dtype(at::kLong).device(t.device()))));
+}
+
+namespace {
+
+// The tensors of a vector (or dictionary) handle under the table's lock; "tensor: expecting
+// vector, given <class>" otherwise.
+TensorVector VectorOf(Handle h) {
+  TensorVector v;
+  HandleTable::Global().Read(h, [&](const Object& o) {
+    if (o.vector() == nullptr) Fail("tensor: expecting vector, given %s", ClassName(o.object_class()));
+    v = *o.vector();
+  });
+  return v;
+}
+TensorDict DictOf(Handle h) {
+  TensorDict d;
+  HandleTable::Global().Read(h, [&](const Object& o) {
+    if (o.dict() == nullptr) Fail("tensor: expecting dictionary, given %s", ClassName(o.object_class()));
+    d = *o.dict();
+  });
+  return d;
+}
+
+}  // namespace
+
+std::vector<Handle> element_handles(Handle vector) {
+  std::vector<Handle> handles;
+  for (const at::Tensor& t : VectorOf(vector)) handles.push_back(Own(Object(t), "tensor"));
+  return handles;
+}
+
+std::vector<std::pair<std::string, Handle>> named_element_handles(Handle dict) {
+  std::vector<std::pair<std::string, Handle>> handles;
+  for (const auto& item : DictOf(dict)) handles.emplace_back(item.key(), Own(Object(item.value()), "tensor"));
+  return handles;
+}
+
+Handle element_handle(Handle vector, std::int64_t i) {
+  const TensorVector v = VectorOf(vector);
+  if (i < 0 || i >= static_cast<std::int64_t>(v.size())) {
+    Fail("tensor: index %d out of range for a vector of %d tensors", i, v.size());
+  }
+  return Own(Object(v[i]), "tensor");
+}
+
+Handle element_handle(Handle dict, const std::string& key) {
+  const TensorDict d = DictOf(dict);
+  const at::Tensor* t = d.find(key);
+  if (t == nullptr) Fail("tensor: no key `%s", key);
+  return Own(Object(*t), "tensor");
+}
 
 template <typename T>
 std::vector<T> values(Handle h) {
@@ -159,25 +213,6 @@ std::vector<T> values(Handle h) {
   const T* data = static_cast<const T*>(t.data_ptr());
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = data[i];
   return out;
-}
-
-void to(Handle h, const Options& target) {
-  if (target.grad) Fail("to: expects a device and/or a dtype; set gradients with gradflag");
-  auto convert = [&](const at::Tensor& t) {
-    return t.to(target.device.value_or(t.device()), target.dtype.value_or(t.scalar_type()));
-  };
-  Object o = HandleTable::Global().Get(h);
-  if (at::Tensor* t = o.tensor()) {
-    *t = convert(*t);
-  } else if (TensorVector* v = o.vector()) {
-    for (at::Tensor& t : *v) t = convert(t);
-  } else if (TensorDict* d = o.dict()) {
-    for (auto& item : *d) item.value() = convert(item.value());
-  } else {
-    o.composite_ptr()->MoveTo(target.device, target.dtype);  // in place: every handle sees it
-    return;
-  }
-  HandleTable::Global().Replace(h, std::move(o));
 }
 
 void seed(std::uint64_t s) { at::manual_seed(s); }

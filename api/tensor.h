@@ -13,10 +13,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
+#include <c10/core/Layout.h>
+#include <c10/core/MemoryFormat.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 
@@ -28,15 +31,26 @@ namespace kscope {
 
 using Shape = std::vector<std::int64_t>;
 
-// Tensor options as ktorch's option symbols give them (`cuda`float`grad ...).
+// Tensor options as ktorch's option symbols give them (`cuda`float`grad ...): a plain value
+// type, every field unset (or false) by default, meaning "libtorch's default" (or, for _like
+// forms, "as the example tensor").
 struct Options {
-  std::optional<c10::ScalarType> dtype;
-  std::optional<c10::Device> device;
-  bool grad = false;  // requires_grad
+  std::optional<c10::ScalarType> dtype;     // float double half bool byte char long int short chalf cfloat cdouble
+  std::optional<c10::Device> device;        // cpu cuda cuda:N mps mps:N
+  std::optional<c10::Layout> layout;        // strided sparse
+  bool grad = false;                        // grad nograd (requires_grad)
+  std::optional<bool> pinned;               // pinned unpinned (pinned host memory)
+  std::optional<c10::MemoryFormat> memory;  // contiguous preserve channel2d channel3d
 
-  // Parses ktorch option names: a device (cpu cuda cuda:N mps), a dtype (float long ...),
-  // `grad` or `nograd`. kscope::Error "<fn>: unrecognized option `x`" otherwise.
+  // Parses ktorch option names; a later name of the same kind overrides an earlier one.
+  // kscope::Error "<fn>: unrecognized option `x`" for an unknown name, and
+  // "<fn>: `mps device not available" (or cuda) for a device this libtorch cannot reach.
   static Options Parse(const char* fn, absl::Span<const std::string> names);
+
+  // The factory options: dtype, device, layout and pinning where set (not grad or memory).
+  at::TensorOptions factory() const;
+  // Whether anything beyond a device and a dtype is set (what `to` refuses).
+  bool beyond_device_and_dtype() const { return grad || layout || pinned || memory; }
 };
 
 // From C++ values: `shape` defaults to one dimension of values.size(); the product of shape
@@ -50,33 +64,37 @@ Handle scalar(T value, const Options& options = {});
 // applying options (a dtype/device change makes a converted copy). With options.grad and no
 // conversion, the caller's `data` requires grad too: it is the same tensor.
 Handle tensor(const at::Tensor& data, const Options& options = {});
+// The same with the origin `fn`: applies every option t does not already satisfy (dtype and
+// device: a converted copy; layout: to_sparse/to_dense; pinned: pinned copy; memory format
+// other than preserve: contiguous in it; grad last), then registers the result.
+Handle OwnTensor(const char* fn, at::Tensor t, const Options& options);
 
-// Creation modes.
-Handle empty(const Shape& size, const Options& options = {});
-Handle zeros(const Shape& size, const Options& options = {});
-Handle ones(const Shape& size, const Options& options = {});
-Handle full(const Shape& size, const c10::Scalar& value, const Options& options = {});
-Handle rand(const Shape& size, const Options& options = {});
-Handle randn(const Shape& size, const Options& options = {});
-// Integers in [low, high); long unless options say otherwise.
-Handle randint(std::int64_t low, std::int64_t high, const Shape& size, const Options& options = {});
-Handle arange(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step = 1,
-              const Options& options = {});
-Handle linspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
-                const Options& options = {});
-Handle eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, const Options& options = {});
+// tensor(x; out): copies `data` into out's tensor (resized to data's shape, converted to its
+// dtype and device, without recording a gradient); no new handle. On error out is unchanged.
+void tensor_out(Handle out, const at::Tensor& data);
 
 // The values of tensor h as host data (a detached contiguous CPU copy).
 at::Tensor tensor(Handle h);
+// tensor(t; dim; i): the values of t.select(dim, i); tensor(t; dim; indices): of
+// t.index_select(dim, indices). Negative dim and indices count from the end. kscope::Error
+// "tensor: dimension d out of range for a n-d tensor" / "tensor: index i out of range for
+// dimension d of size n".
+at::Tensor tensor(Handle h, std::int64_t dim, std::int64_t index);
+at::Tensor tensor(Handle h, std::int64_t dim, const std::vector<std::int64_t>& indices);
+
+// A vector's or dictionary's elements as new tensor handles sharing the element tensors (no
+// copy): ktorch's `tensor v`, `tensor d`, `tensor(v;i)`, `tensor(d;k)`. kscope::Error
+// "tensor: expecting vector, given <class>" (dictionary likewise), "tensor: index i out of
+// range for a vector of n tensors", "tensor: no key `k".
+std::vector<Handle> element_handles(Handle vector);
+std::vector<std::pair<std::string, Handle>> named_element_handles(Handle dict);
+Handle element_handle(Handle vector, std::int64_t i);
+Handle element_handle(Handle dict, const std::string& key);
 // The values as a flat std::vector<T> (converted to T).
 template <typename T>
 std::vector<T> values(Handle h);
 
-// Moves/converts the tensor, vector or dictionary in place: the handle keeps its id and now
-// holds the converted object (other handles to the old object are unaffected). A module or
-// loss is moved itself, so every handle sharing it sees the move (optimizers refuse). Only a
-// device and a dtype may be given ("to: expects a device and/or a dtype; ..." for `grad`).
-void to(Handle h, const Options& target);
+// Moving and converting in place (`to`) and to a new tensor (`copyto`): api/move.h.
 
 // Seeds libtorch's random generators (CPU, and CUDA when present).
 void seed(std::uint64_t s);
@@ -88,5 +106,9 @@ std::string default_dtype();
 void set_default_dtype(c10::ScalarType t);
 
 }  // namespace kscope
+
+// The creation modes (zeros, randn, arange, ..., their _like and _out forms) live beside, in
+// api/tensor_creation.h; included here so that callers of tensor.h see every creating call.
+#include "api/tensor_creation.h"
 
 #endif  // KSCOPE_API_TENSOR_H_

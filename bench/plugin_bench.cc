@@ -17,11 +17,10 @@
 // free is timed only as part of the first two. Handles live in the root scope (no scope open),
 // where a q session's pointers live. libtorch runs on one thread.
 //
-// The k host's allocator stands in for q's: every k object the plugin builds or r0s (a pointer
-// is two objects, knk(1, kj id)) goes through the host's registry, so the plugin column includes
-// the host's allocation cost, which in q would be q's own (likely cheaper) allocator. The row
-// "k host: a pointer's objects" times that part alone. The host runs with the release free
-// policy (no quarantine) and counts its reports without failing; any report is printed at exit.
+// The plugin is loaded and checked at exit by bench/plugin_session.h. The k host's allocator
+// stands in for q's (a pointer is two objects, knk(1, kj id)), so the plugin column includes the
+// host's allocation cost, which in q would be q's own (likely cheaper) allocator. The row
+// "k host: a pointer's objects" times that part alone.
 //
 // After the Google Benchmark table the binary prints, per operation, plugin/raw, api/raw and
 // plugin/api, from times measured in the same run (bench/ratio_report.h).
@@ -31,7 +30,6 @@
 // then use the mean of the repetitions).
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +39,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_format.h"
+#include "bench/plugin_session.h"
 #include "bench/ratio_report.h"
 #include "kscope/kscope.h"
 #include "tests/khost/khost.h"
@@ -48,14 +47,15 @@
 namespace {
 
 using kabi::K;
-using Fn = K (*)(K);
+using kscope::bench::Drop;
+using kscope::bench::PluginFn;
+using kscope::bench::SkipIfFailed;
 
 // The plugin's functions, called directly; set by main before any benchmark runs.
 struct PluginFunctions {
-  Fn tensor = nullptr;
-  Fn add = nullptr;
-  Fn free = nullptr;
-  Fn obj = nullptr;
+  PluginFn tensor = nullptr;
+  PluginFn add = nullptr;
+  PluginFn free = nullptr;
 };
 PluginFunctions plugin;
 
@@ -70,24 +70,10 @@ at::Tensor FloatTensor(const std::vector<float>& values) {
   return t;
 }
 
-// r0 of a result the caller owns; the plugin returns 0 (`::`) from free.
-void Drop(K x) {
-  if (x != nullptr) kabi::r0(x);
-}
-
-// Ends the benchmark as failed if the plugin signalled an error (a pending krr, which q would
-// raise).
-void SkipIfFailed(benchmark::State& state) {
-  const std::optional<std::string> error = khost::PendingError();
-  if (!error) return;
-  khost::ClearError();
-  state.SkipWithError(("plugin: " + *error).c_str());
-}
-
 // --- tensor + free ---------------------------------------------------------------------------
 
 // Per iteration: p:make arg; free p; each result r0'd. `arg` stays the caller's.
-void MakeThenFree(benchmark::State& state, Fn make, K arg) {
+void MakeThenFree(benchmark::State& state, PluginFn make, K arg) {
   khost::ClearError();
   for (auto _ : state) {
     K p = make(arg);
@@ -207,33 +193,18 @@ std::vector<kscope::bench::Comparison> RatioTable() {
   return table;
 }
 
-// The number of rows obj[] lists in the plugin, or -1 if obj[] failed.
-std::int64_t PluginObjects() {
-  const khost::KRef null(kq::Null());
-  const khost::KRef table(plugin.obj(null.get()));
-  if (!table || table->t != kabi::kTable) return -1;
-  return kabi::Items(kabi::DictValues(kabi::TableDict(table.get())))[0]->n;
-}
-
-Fn Native(const khost::Library& lib, const char* name) {
-  return reinterpret_cast<Fn>(khost::NativeFunction(lib.Function(name)));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   at::set_num_threads(1);
-  khost::SetFreePolicy(khost::FreePolicy::kRelease);
-  khost::SetReportMode(khost::ReportMode::kCountOnly);
-
-  const khost::Library lib(KSCOPE_PLUGIN);
-  if (!lib.ok()) {
-    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", KSCOPE_PLUGIN, lib.error());
+  const kscope::bench::PluginSession session(KSCOPE_PLUGIN);
+  if (!session.ok()) {
+    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", KSCOPE_PLUGIN, session.error());
     return 1;
   }
-  plugin = {Native(lib, "tensor"), Native(lib, "add"), Native(lib, "free"), Native(lib, "obj")};
-  if (!plugin.tensor || !plugin.add || !plugin.free || !plugin.obj) {
-    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add, free or obj\n", KSCOPE_PLUGIN);
+  plugin = {session.Function("tensor"), session.Function("add"), session.Function("free")};
+  if (!plugin.tensor || !plugin.add || !plugin.free) {
+    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n", KSCOPE_PLUGIN);
     return 1;
   }
 
@@ -241,27 +212,6 @@ int main(int argc, char** argv) {
       argc, argv, "plugin (ktorch.so in the k host) / api / raw libtorch, real time per iteration:",
       RatioTable());
   if (rc != 0) return rc;
-
-  {
-    const khost::KRef null(kq::Null());
-    Drop(plugin.free(null.get()));  // free[]
-  }
-  kscope::free();
-  if (const std::optional<std::string> error = khost::PendingError()) {
-    absl::FPrintF(stderr, "warning: the plugin signalled '%s'\n", *error);
-  }
-  const std::int64_t plugin_objects = PluginObjects();
-  if (plugin_objects != 0) {
-    absl::FPrintF(stderr, "warning: the plugin's obj[] lists %d object(s) at exit (-1: obj[] failed)\n",
-                  plugin_objects);
-  }
-  if (kscope::live_handles() != 0) {
-    absl::FPrintF(stderr, "warning: %d handle(s) still live at exit\n", kscope::live_handles());
-  }
-  const std::vector<khost::Report> reports = khost::Stats().reports;
-  if (!reports.empty()) {
-    absl::FPrintF(stderr, "warning: the k host reported %d defect(s), the first: %s\n", reports.size(),
-                  reports.front().message);
-  }
+  session.CheckClean();
   return 0;
 }

@@ -5,12 +5,13 @@
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
-#include <ATen/ops/stack.h>
+#include <ATen/ops/view_as_real.h>
 #include <c10/core/ScalarType.h>
 
 #include "absl/strings/str_cat.h"
 #include "api/pointer.h"
 #include "api/values.h"
+#include "q/settings.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -40,7 +41,7 @@ std::optional<c10::ScalarType> TorchType(signed char k) {
   return std::nullopt;
 }
 
-// The k type a tensor of `t` converts to; half and bfloat16 come back as real.
+// The k type a (real) tensor of `t` converts to; half and bfloat16 come back as real.
 signed char KType(c10::ScalarType t) {
   if (t == c10::ScalarType::Half || t == c10::ScalarType::BFloat16) return kabi::kReal;
   for (const auto& m : kTypes) {
@@ -127,21 +128,60 @@ std::vector<std::int64_t> SimpleShape(K x) { return x->t < 0 ? std::vector<std::
 
 }  // namespace
 
+namespace {
+
+// A rectangular nesting of general lists whose leaves are simple values of one type: its
+// shape (lists' counts, then the leaves' own shape) and the leaves' k type.
+struct Nesting {
+  std::vector<std::int64_t> shape;
+  signed char leaf_type = 0;
+  std::size_t leaf_depth = 0;  // how many list levels lie above the leaves
+};
+
+[[noreturn]] void Ragged(const char* fn) {
+  Fail("%s: general list items differ in type or shape, unable to make a tensor", fn);
+}
+
+// The nesting x's first items describe (checked against every item while copying).
+Nesting NestingOf(const char* fn, K x) {
+  Nesting n;
+  while (x->t == kabi::kMixed) {
+    if (x->n == 0 || IsPointer(x)) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+    n.shape.push_back(x->n);
+    ++n.leaf_depth;
+    x = Items(x)[0];
+  }
+  n.leaf_type = x->t;
+  if (x->t > 0) n.shape.push_back(x->n);
+  return n;
+}
+
+// Copies the leaves of x (at list level `depth`) to *out in row-major order.
+void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::size_t item_size, char** out) {
+  if (depth == n.leaf_depth) {
+    if (x->t != n.leaf_type || (x->t > 0 && x->n != n.shape.back())) Ragged(fn);
+    const std::size_t bytes = (x->t < 0 ? 1 : x->n) * item_size;
+    std::memcpy(*out, SimpleData(x), bytes);
+    *out += bytes;
+    return;
+  }
+  if (x->t != kabi::kMixed || IsPointer(x) || x->n != n.shape[depth]) Ragged(fn);
+  for (long long i = 0; i < x->n; ++i) CopyLeaves(fn, Items(x)[i], n, depth + 1, item_size, out);
+}
+
+}  // namespace
+
 at::Tensor TensorViewOfK(const char* fn, K x) {
   if (x == nullptr) Fail("%s: expecting k array, given null", fn);
   if (x->t != kabi::kMixed) return at::from_blob(SimpleData(x), SimpleShape(x), SimpleOptions(fn, x));
-  if (x->n > 0 && !IsPointer(x)) {
-    std::vector<at::Tensor> rows;
-    rows.reserve(x->n);
-    for (long long i = 0; i < x->n; ++i) rows.push_back(TensorViewOfK(fn, Items(x)[i]));
-    for (const at::Tensor& r : rows) {
-      if (r.scalar_type() != rows[0].scalar_type() || r.sizes() != rows[0].sizes()) {
-        Fail("%s: general list items differ in type or shape, unable to make a tensor", fn);
-      }
-    }
-    return at::stack(rows);
-  }
-  Fail("%s: unable to convert %s to a tensor", fn, KName(x));
+  // A nesting of lists: copied at once into one tensor of its shape.
+  const Nesting n = NestingOf(fn, x);
+  K leaf = x;
+  for (std::size_t d = 0; d < n.leaf_depth; ++d) leaf = Items(leaf)[0];
+  at::Tensor out = at::empty(n.shape, SimpleOptions(fn, leaf));
+  char* cursor = static_cast<char*>(out.data_ptr());
+  CopyLeaves(fn, x, n, 0, out.element_size(), &cursor);
+  return out;
 }
 
 at::Tensor TensorFromK(const char* fn, K x) {
@@ -151,11 +191,35 @@ at::Tensor TensorFromK(const char* fn, K x) {
   return out;
 }
 
-K KFromTensor(const at::Tensor& tensor) {
+namespace {
+
+// Rows of a contiguous buffer as nested general lists, the last dimension as k vectors of type.
+K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed char type, std::size_t item_size) {
+  if (d + 1 == sizes.size()) {
+    K row = kabi::ktn(type, sizes[d]);
+    if (sizes[d] > 0) std::memcpy(kabi::Payload(row), data, sizes[d] * item_size);
+    return row;
+  }
+  std::size_t step = item_size;
+  for (std::size_t i = d + 1; i < sizes.size(); ++i) step *= sizes[i];
+  K x = kabi::ktn(kabi::kMixed, sizes[d]);
+  for (std::int64_t i = 0; i < sizes[d]; ++i) Items(x)[i] = NestedLists(data + i * step, sizes, d + 1, type, item_size);
+  return x;
+}
+
+}  // namespace
+
+K KFromTensor(const at::Tensor& tensor) { return KFromTensorComplexFirst(tensor, ComplexFirst()); }
+
+K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
   if (!tensor.defined()) return Null();
   // Only the values are read (copied into k below), so no detach or clone: a CPU, contiguous
   // tensor of a k type is read in place.
   at::Tensor t = tensor;
+  if (t.is_complex()) {
+    t = at::view_as_real(t.resolve_conj());
+    if (complex_first) t = t.movedim(-1, 0);
+  }
   const signed char type = KType(t.scalar_type());
   if (!t.device().is_cpu()) t = t.to(c10::kCPU);
   if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float) t = t.to(c10::ScalarType::Float);
@@ -170,9 +234,7 @@ K KFromTensor(const at::Tensor& tensor) {
     if (t.numel() > 0) std::memcpy(kabi::Payload(x), t.data_ptr(), t.numel() * t.element_size());
     return x;
   }
-  K x = kabi::ktn(kabi::kMixed, t.size(0));
-  for (std::int64_t i = 0; i < t.size(0); ++i) Items(x)[i] = KFromTensor(t.select(0, i));
-  return x;
+  return NestedLists(static_cast<const char*>(t.data_ptr()), t.sizes(), 0, type, t.element_size());
 }
 
 K KFromValue(const Value& v) {

@@ -4,7 +4,7 @@
 // Pointers are ktorch's: a 1-item general list holding a long (the handle id), so they survive
 // (a;b) but not a,b. k arrays become CPU tensors (b bool, x byte, c char, h short, i int,
 // j long, e float, f double; nested general lists of equal shape become higher dimensions) and
-// tensors come back the same way (half as real). Errors: kscope::Error naming the function.
+// tensors come back the same way (half as real, complex as real/imaginary pairs). Errors: kscope::Error naming the function.
 // Every K returned is owned by the caller; K arguments are borrowed.
 #ifndef KSCOPE_Q_CONVERT_H_
 #define KSCOPE_Q_CONVERT_H_
@@ -50,8 +50,12 @@ at::Tensor TensorFromK(const char* fn, K x);
 // lives and unchanged): for inputs that are only read during the call.
 at::Tensor TensorViewOfK(const char* fn, K x);
 // tensor -> k array: an atom for 0 dims, a vector for 1, nested general lists above; an
-// undefined tensor is `::`.
+// undefined tensor is `::`. Half comes back as real; a complex tensor as its real and imaginary
+// parts, as ktorch gives them: a last dimension of 2 (real,'imag pairs), or with setting
+// `complexfirst a first dimension of 2 ((real;imag)).
 K KFromTensor(const at::Tensor& t);
+// The same with complex_first given rather than read from the setting.
+K KFromTensorComplexFirst(const at::Tensor& t, bool complex_first);
 // Values out: a tensor as an array, a vector as a general list, a dictionary as a k dictionary.
 K KFromValue(const Value& v);
 // Host data of class `as` from k: an array for a tensor, a general list of arrays for a

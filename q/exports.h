@@ -23,9 +23,13 @@ inline Export Unary(const char* name, kabi::K (*f)(kabi::K)) {
 }
 
 std::vector<Export> PointerExports();  // obj free return use mapped ptr class device dtype ...
-std::vector<Export> TensorExports();   // tensor vector dict to
-std::vector<Export> MathExports();     // add sub mul Div ... View reshape cat ...
+std::vector<Export> TensorExports();   // tensor vector dict
+std::vector<Export> MathExports();     // add sub mul Div ... softmax logsoftmax
+std::vector<Export> MathCatalogueExports(); // group D: Abs add ... (api/math_catalogue.h's table)
+std::vector<Export> ShapeExports();    // View reshape expand transpose permute squeeze unsqueeze cat stack narrow index
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
+std::vector<Export> MoveExports();     // to copyto
+std::vector<Export> StorageEditExports(); // amend reset resize filldiagonal
 std::vector<Export> ScopeExports();    // scope endscope withscope
 std::vector<Export> SettingExports();  // setting
 std::vector<Export> InfoExports();     // info detail stride dim numel ... options objtype same alias
@@ -41,7 +45,10 @@ std::vector<Export> ClipExports();      // clip clipv
 std::vector<Export> BatchnormExports(); // batchnorm
 std::vector<Export> ModelExports();     // model train test
 std::vector<Export> BatchExports();     // batch restore shuffle (tensors, vectors, dictionaries)
+std::vector<Export> ComplexSparseExports(); // real imag isreal sparse sparseindex dense indices values coalesce
+std::vector<Export> ImageExports();    // png makegrid
 std::vector<Export> InitExports();      // zeros ones fill eye dirac orthogonal knormal ... gain (in place)
+std::vector<Export> RandomExports();    // bernoulli multinomial normal uniform random cauchy ... (fills in place)
 
 }  // namespace kscope::q
 

@@ -24,14 +24,16 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
     K names = kabi::ktn(kabi::kSymbol, 0);
     K functions = kabi::ktn(kabi::kMixed, 0);
     for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
-                              kscope::q::MathExports(), kscope::q::AutogradExports(),
+                              kscope::q::MathExports(), kscope::q::MathCatalogueExports(), kscope::q::ShapeExports(),
+                              kscope::q::AutogradExports(), kscope::q::MoveExports(), kscope::q::StorageEditExports(),
                               kscope::q::ScopeExports(), kscope::q::SettingExports(),
                               kscope::q::InfoExports(), kscope::q::EnvironmentExports(), kscope::q::HelpExports(),
                               kscope::q::ModuleExports(), kscope::q::LossExports(),
                               kscope::q::FunctionalExports(),
                               kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
                               kscope::q::OptimizerExports(), kscope::q::ClipExports(), kscope::q::BatchnormExports(),
-                              kscope::q::BatchExports(), kscope::q::ModelExports(), kscope::q::InitExports()}) {
+                              kscope::q::BatchExports(), kscope::q::ModelExports(), kscope::q::InitExports(), kscope::q::RandomExports(),
+                              kscope::q::ComplexSparseExports(), kscope::q::ImageExports()}) {
       Append(&names, &functions, group);
     }
     return kabi::xD(names, functions);

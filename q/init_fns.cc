@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "api/init.h"
-#include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
+#include "q/fill_target.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
 
@@ -31,44 +31,6 @@ bool NoOptionSymbols(const std::string&) { return false; }
 
 bool IsKaimingOption(const std::string& s) { return s == "fanin" || s == "fanout" || init::is_nonlinearity(s); }
 
-bool IsIntegerType(K x) {
-  const int t = x->t < 0 ? -x->t : x->t;
-  return t == kabi::kShort || t == kabi::kInt || t == kabi::kLong;
-}
-
-// The target of a call and the index of its first option.
-struct Target {
-  init::Target target;
-  std::size_t options;
-  bool data;  // k data given: the result is the changed copy
-};
-
-// `required`: how many options the function needs; `is_option`: whether a symbol atom at
-// item 1 is one of its options rather than a name.
-Target TargetOf(const Args& a, std::size_t required, bool (*is_option)(const std::string&)) {
-  if (a.empty()) a.Unrecognized();
-  if (!a.IsPointerAt(0)) return Target{init::Target(TensorFromK(a.fn(), a[0])), 1, true};
-  const Handle h = a.PointerAt(0);
-  if (a.size() < 2 + required) return Target{init::Target(h), 1, false};
-  const ObjectClass c = class_(h);
-  K s = a[1];
-  if (c == ObjectClass::kVector && IsIntegerType(s)) return Target{init::Target(h, a.LongsAt(1)), 2, false};
-  const bool names = s->t == kabi::kSymbol || (s->t == -kabi::kSymbol && !is_option(a.SymbolAt(1)));
-  if ((c == ObjectClass::kDictionary || c == ObjectClass::kModule || c == ObjectClass::kModel) && names) {
-    return Target{init::Target(h, a.SymbolsAt(1)), 2, false};
-  }
-  return Target{init::Target(h), 1, false};
-}
-
-// A number option: a float, real, long, int or short atom.
-double NumberAt(const Args& a, std::size_t i) {
-  K x = a[i];
-  if (x->t == -kabi::kFloat) return x->f;
-  if (x->t == -kabi::kReal) return x->e;
-  if (x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort) return static_cast<double>(a.LongAt(i));
-  Fail("%s: arg[%d] expected number, given %s", a.fn(), i, KName(x));
-}
-
 // The number at i when given (and nothing after it), else `otherwise`.
 double OptionalNumberAt(const Args& a, std::size_t i, double otherwise) {
   if (a.size() > i + 1) a.Unrecognized();
@@ -80,7 +42,7 @@ template <typename Init>
 K InitCall(const char* fn, K x, std::size_t required, bool (*is_option)(const std::string&), Init init) {
   return Guard([&] {
     const Args a(fn, x);
-    const Target t = TargetOf(a, required, is_option);
+    const FillTarget t = FillTargetOf(a, required, is_option);
     init(a, t.options, t.target);
     return t.data ? KFromTensor(t.target.data()) : Null();
   });

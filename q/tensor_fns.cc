@@ -1,5 +1,14 @@
-// Adapters for tensors, vectors and dictionaries: tensor vector dict to.
+// Adapters for tensors, vectors and dictionaries: tensor vector dict.
+//
+// tensor's forms, told apart as ktorch tells them: () -> an undefined tensor; a pointer -> a
+// tensor's values, or a vector's/dictionary's elements as new pointers; (`mode;..) -> a creation
+// mode (api/tensor_creation.h), its _like form when arg 1 is an example (a pointer, or k data
+// that cannot be a size), its out form when a trailing pointer is not one of its arguments;
+// (pointer;..) -> selected values, or one element of a vector/dictionary; (x;options);
+// (x;out pointer) -> x copied into out; any other k data -> a new tensor.
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "api/container.h"
 #include "api/pointer.h"
@@ -8,21 +17,25 @@
 #include "q/convert.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/settings.h"
 #include "runtime/errors.h"
+#include "runtime/object_class.h"
 
 namespace kscope::q {
 namespace {
 
 using kabi::K;
 
-// Trailing option symbols (`cuda`float`grad), if the last of at least `min_args` args is one.
-Options TrailingOptions(const Args& a, std::size_t* count, std::size_t min_args) {
-  *count = a.size();
-  if (a.size() > min_args && (a.IsSymbolAt(a.size() - 1) || a[a.size() - 1]->t == kabi::kSymbol)) {
-    *count = a.size() - 1;
-    return Options::Parse(a.fn(), a.SymbolsAt(a.size() - 1));
-  }
-  return Options();
+bool IsOptions(const Args& a, std::size_t i) {
+  return a.IsSymbolAt(i) || (i < a.size() && a[i]->t == kabi::kSymbol);
+}
+
+bool IsIntegerAtom(K x) {
+  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort || x->t == -kabi::kByte;
+}
+bool IsIntegers(K x) {
+  return IsIntegerAtom(x) || x->t == kabi::kLong || x->t == kabi::kInt || x->t == kabi::kShort ||
+         x->t == kabi::kByte;
 }
 
 c10::Scalar ScalarAt(const Args& a, std::size_t i) {
@@ -34,57 +47,219 @@ c10::Scalar ScalarAt(const Args& a, std::size_t i) {
   return c10::Scalar(a.LongAt(i));
 }
 
-// tensor(`mode; ...; [options])
-Handle Create(const Args& a) {
-  const std::string mode = a.SymbolAt(0);
-  std::size_t n = 0;
-  const Options o = TrailingOptions(a, &n, 1);
-  auto need = [&](std::size_t lo, std::size_t hi) {
-    if (n - 1 < lo || n - 1 > hi) {
-      Fail("tensor: `%s expects %d to %d arguments after the mode, given %d", mode, lo, hi, n - 1);
-    }
-  };
-  if (mode == "empty" || mode == "zeros" || mode == "ones" || mode == "rand" || mode == "randn") {
-    need(1, 1);
+double DoubleAt(const Args& a, std::size_t i) { return ScalarAt(a, i).toDouble(); }
+
+// ktorch's creation modes: how many arguments follow the mode, in the plain form and in the
+// _like form (like_max 0: none), and whether the positional arguments may be tensors.
+struct Mode {
+  const char* name;
+  std::size_t min, max;
+  std::size_t like_min, like_max;
+  bool takes_tensors;
+};
+constexpr Mode kModes[] = {
+    {"empty", 1, 1, 1, 1, false},    {"zeros", 1, 1, 1, 1, false},   {"ones", 1, 1, 1, 1, false},
+    {"rand", 1, 1, 1, 1, false},     {"randn", 1, 1, 1, 1, false},   {"full", 2, 2, 2, 2, false},
+    {"randint", 2, 3, 2, 3, false},  {"randperm", 1, 1, 0, 0, false}, {"arange", 1, 3, 0, 0, false},
+    {"range", 2, 3, 0, 0, false},    {"linspace", 2, 3, 0, 0, false}, {"logspace", 2, 4, 0, 0, false},
+    {"eye", 1, 2, 0, 0, false},      {"complex", 2, 2, 0, 0, true},   {"sparse", 2, 3, 0, 0, true},
+};
+constexpr std::int64_t kDefaultSteps = 100;  // linspace and logspace without steps, as ktorch
+
+// tensor(`mode; args...; [options | out]), decoded.
+struct Creation {
+  std::string mode;
+  bool like = false;  // arg 1 is an example tensor (a pointer, or k data that is not a size)
+  std::size_t n = 0;  // arguments after the mode, options and out excluded
+  Options options;
+  Handle out;
+};
+
+Creation Decode(const Args& a) {
+  Creation c;
+  c.mode = a.SymbolAt(0);
+  const Mode* mode = nullptr;
+  for (const Mode& m : kModes) {
+    if (c.mode == m.name) mode = &m;
+  }
+  if (mode == nullptr) Fail("tensor: unrecognized creation mode `%s", c.mode);
+  // randint's first argument is an atom (low or high), the others' a size.
+  c.like = mode->like_max > 0 && a.size() > 1 &&
+           (a.IsPointerAt(1) || !(c.mode == "randint" ? IsIntegerAtom(a[1]) : IsIntegers(a[1])));
+  std::size_t last = a.size() - 1;
+  if (last >= 1 && IsOptions(a, last)) {
+    c.options = Options::Parse("tensor", a.SymbolsAt(last--));
+  }
+  const std::size_t max = c.like ? mode->like_max : mode->max;
+  if (last >= 2 && a.IsPointerAt(last) && !c.like && (!mode->takes_tensors || last > max)) {
+    if (last + 1 < a.size()) Fail("tensor: options cannot be given with an output tensor");
+    c.out = a.PointerAt(last--);
+  }
+  c.n = last;
+  const std::size_t min = c.like ? mode->like_min : mode->min;
+  if (c.n < min || c.n > max) {
+    Fail("tensor: `%s%s expects %d to %d arguments after the mode, given %d", c.mode,
+         c.like ? " (like an example tensor)" : "", min, max, c.n);
+  }
+  return c;
+}
+
+// The _like forms: arg 1 is the example.
+Handle CreateLike(const Args& a, const Creation& c) {
+  const Operand example = a.InputAt(1);
+  const Options& o = c.options;
+  if (c.mode == "empty") return empty_like(example, o);
+  if (c.mode == "zeros") return zeros_like(example, o);
+  if (c.mode == "ones") return ones_like(example, o);
+  if (c.mode == "rand") return rand_like(example, o);
+  if (c.mode == "randn") return randn_like(example, o);
+  if (c.mode == "full") return full_like(example, ScalarAt(a, 2), o);
+  return c.n == 2 ? randint_like(example, 0, a.LongAt(2), o) : randint_like(example, a.LongAt(2), a.LongAt(3), o);
+}
+
+// The modes whose only argument is a size.
+struct SizeMode {
+  const char* name;
+  Handle (*make)(const Shape&, const Options&);
+  void (*write)(Handle, const Shape&);
+};
+constexpr SizeMode kSizeModes[] = {
+    {"empty", kscope::empty, kscope::empty_out}, {"zeros", kscope::zeros, kscope::zeros_out},
+    {"ones", kscope::ones, kscope::ones_out},    {"rand", kscope::rand, kscope::rand_out},
+    {"randn", kscope::randn, kscope::randn_out},
+};
+
+// Runs `make` (the new-tensor form) or `write` (the out form) as the call asks.
+template <typename Make, typename Write>
+K MakeOrWrite(const Creation& c, Make make, Write write) {
+  if (c.out.is_null()) return Pointer(make(c.options));
+  write(c.out);
+  return K{nullptr};
+}
+
+K Create(const Args& a) {
+  const Creation c = Decode(a);
+  if (c.like) return Pointer(CreateLike(a, c));
+  const std::string& m = c.mode;
+  const std::size_t n = c.n;
+  for (const SizeMode& mode : kSizeModes) {
+    if (m != mode.name) continue;
     const Shape size = a.LongsAt(1);
-    if (mode == "empty") return empty(size, o);
-    if (mode == "zeros") return zeros(size, o);
-    if (mode == "ones") return ones(size, o);
-    return mode == "rand" ? rand(size, o) : randn(size, o);
+    return MakeOrWrite(c, [&](const Options& o) { return mode.make(size, o); },
+                       [&](Handle out) { mode.write(out, size); });
   }
-  if (mode == "full") {
-    need(2, 2);
-    return full(a.LongsAt(1), ScalarAt(a, 2), o);
+  if (m == "full") {
+    const Shape size = a.LongsAt(1);
+    const c10::Scalar value = ScalarAt(a, 2);
+    return MakeOrWrite(c, [&](const Options& o) { return full(size, value, o); },
+                       [&](Handle out) { full_out(out, size, value); });
   }
-  if (mode == "randint") {
-    need(2, 3);
-    return n == 3 ? randint(0, a.LongAt(1), a.LongsAt(2), o)
-                  : randint(a.LongAt(1), a.LongAt(2), a.LongsAt(3), o);
+  if (m == "randint") {
+    const std::int64_t low = n == 3 ? a.LongAt(1) : 0, high = a.LongAt(n - 1);
+    const Shape size = a.LongsAt(n);
+    return MakeOrWrite(c, [&](const Options& o) { return randint(low, high, size, o); },
+                       [&](Handle out) { randint_out(out, low, high, size); });
   }
-  if (mode == "arange") {
-    need(1, 3);
-    if (n == 2) return arange(0, ScalarAt(a, 1), 1, o);
-    return arange(ScalarAt(a, 1), ScalarAt(a, 2), n == 4 ? ScalarAt(a, 3) : c10::Scalar(1), o);
+  if (m == "randperm") {
+    const std::int64_t count = a.LongAt(1);
+    return MakeOrWrite(c, [&](const Options& o) { return randperm(count, o); },
+                       [&](Handle out) { randperm_out(out, count); });
   }
-  if (mode == "linspace") {
-    need(3, 3);
-    return linspace(ScalarAt(a, 1), ScalarAt(a, 2), a.LongAt(3), o);
+  if (m == "arange" || m == "range") {
+    const c10::Scalar start = n == 1 ? c10::Scalar(0) : ScalarAt(a, 1);
+    const c10::Scalar end = ScalarAt(a, n == 1 ? 1 : 2);
+    const c10::Scalar step = n == 3 ? ScalarAt(a, 3) : c10::Scalar(1);
+    if (m == "range") {
+      return MakeOrWrite(c, [&](const Options& o) { return range(start, end, step, o); },
+                         [&](Handle out) { range_out(out, start, end, step); });
+    }
+    return MakeOrWrite(c, [&](const Options& o) { return arange(start, end, step, o); },
+                       [&](Handle out) { arange_out(out, start, end, step); });
   }
-  if (mode == "eye") {
-    need(1, 2);
-    return eye(a.LongAt(1), n == 3 ? std::optional<std::int64_t>(a.LongAt(2)) : std::nullopt, o);
+  if (m == "linspace" || m == "logspace") {
+    const c10::Scalar start = ScalarAt(a, 1), end = ScalarAt(a, 2);
+    const std::int64_t steps = n >= 3 ? a.LongAt(3) : kDefaultSteps;
+    if (m == "linspace") {
+      return MakeOrWrite(c, [&](const Options& o) { return linspace(start, end, steps, o); },
+                         [&](Handle out) { linspace_out(out, start, end, steps); });
+    }
+    const double base = n == 4 ? DoubleAt(a, 4) : 10.0;
+    return MakeOrWrite(c, [&](const Options& o) { return logspace(start, end, steps, base, o); },
+                       [&](Handle out) { logspace_out(out, start, end, steps, base); });
   }
-  Fail("tensor: unrecognized creation mode `%s", mode);
+  if (m == "eye") {
+    const std::int64_t rows = a.LongAt(1);
+    const std::optional<std::int64_t> cols = n == 2 ? std::optional<std::int64_t>(a.LongAt(2)) : std::nullopt;
+    return MakeOrWrite(c, [&](const Options& o) { return eye(rows, cols, o); },
+                       [&](Handle out) { eye_out(out, rows, cols); });
+  }
+  if (m == "complex") {
+    const Operand real = a.InputAt(1), imag = a.InputAt(2);
+    return MakeOrWrite(c, [&](const Options& o) { return complex(real, imag, o); },
+                       [&](Handle out) { complex_out(out, real, imag); });
+  }
+  // sparse: the new tensor keeps its indices and values, so k data is copied
+  return Pointer(sparse_coo(a.OperandAt(1), a.OperandAt(2), n == 3 ? a.LongsAt(3) : Shape{}, c.options));
+}
+
+// tensor(t; [flag;] [[dim;] ind]): t's values, or those selected along dim (0 by default);
+// flag overrides the complexfirst setting for complex values.
+K Values(const Args& a) {
+  const Handle t = a.PointerAt(0);
+  std::size_t i = 1;
+  const bool complex_first = a.size() > 1 && a[1]->t == -kabi::kBoolean ? a.BoolAt(i++) : ComplexFirst();
+  const std::size_t rest = a.size() - i;
+  if (rest == 0) return KFromTensorComplexFirst(tensor(t), complex_first);
+  if (rest > 2) a.Unrecognized();
+  const std::int64_t dim = rest == 2 ? a.LongAt(i++) : 0;
+  const at::Tensor selected = i < a.size() && IsIntegerAtom(a[i]) ? tensor(t, dim, a.LongAt(i))
+                                                                  : tensor(t, dim, a.LongsAt(i));
+  return KFromTensorComplexFirst(selected, complex_first);
+}
+
+// tensor p for a pointer: a tensor's values; a vector's or dictionary's elements as new pointers.
+K FromPointer(Handle h) {
+  switch (class_(h)) {
+    case ObjectClass::kTensor: return KFromTensor(tensor(h));
+    case ObjectClass::kVector: {
+      const std::vector<Handle> handles = element_handles(h);
+      K x = kabi::ktn(kabi::kMixed, static_cast<long long>(handles.size()));
+      for (std::size_t i = 0; i < handles.size(); ++i) kabi::Items(x)[i] = Pointer(handles[i]);
+      return x;
+    }
+    case ObjectClass::kDictionary: return KDictionary(named_element_handles(h), Pointer);
+    default: Fail("tensor: expecting tensor, vector or dictionary, given %s", ClassName(class_(h)));
+  }
+}
+
+// tensor(v;i) / tensor(d;key): one element as a new pointer; tensor(t;...): values.
+K FromPointerAndIndex(const Args& a) {
+  const Handle h = a.PointerAt(0);
+  switch (class_(h)) {
+    case ObjectClass::kTensor: return Values(a);
+    case ObjectClass::kVector:
+      if (a.size() != 2) a.Unrecognized();
+      return Pointer(element_handle(h, a.LongAt(1)));
+    case ObjectClass::kDictionary:
+      if (a.size() != 2) a.Unrecognized();
+      return Pointer(element_handle(h, a.SymbolAt(1)));
+    default: Fail("tensor: expecting tensor, vector or dictionary, given %s", ClassName(class_(h)));
+  }
 }
 
 K Tensor(K x) {
   return Guard([&] {
     const Args a("tensor", x);
     if (a.empty()) return Pointer(tensor(at::Tensor()));
-    if (IsPointer(x)) return KFromTensor(tensor(HandleOf(x)));
-    if (a.size() > 1 && a.IsSymbolAt(0)) return Pointer(Create(a));
-    if (x->t == kabi::kMixed && a.size() == 2 && (a.IsSymbolAt(1) || a[1]->t == kabi::kSymbol)) {
+    if (IsPointer(x)) return FromPointer(HandleOf(x));
+    if (a.size() > 1 && a.IsSymbolAt(0)) return Create(a);
+    if (x->t == kabi::kMixed && a.IsPointerAt(0)) return FromPointerAndIndex(a);
+    if (x->t == kabi::kMixed && a.size() == 2 && IsOptions(a, 1)) {
       return Pointer(tensor(TensorFromK("tensor", a[0]), Options::Parse("tensor", a.SymbolsAt(1))));
+    }
+    if (x->t == kabi::kMixed && a.size() == 2 && a.IsPointerAt(1)) {
+      tensor_out(a.PointerAt(1), TensorViewOfK("tensor", a[0]));
+      return K{nullptr};
     }
     return Pointer(tensor(TensorFromK("tensor", x)));
   });
@@ -142,19 +317,10 @@ K Dict(K x) {
   });
 }
 
-K To(K x) {
-  return Guard([&] {
-    const Args a("to", x);
-    if (a.size() != 2) a.Unrecognized();
-    to(a.PointerAt(0), Options::Parse("to", a.SymbolsAt(1)));
-    return K{nullptr};
-  });
-}
-
 }  // namespace
 
 std::vector<Export> TensorExports() {
-  return {Unary("tensor", Tensor), Unary("vector", Vector), Unary("dict", Dict), Unary("to", To)};
+  return {Unary("tensor", Tensor), Unary("vector", Vector), Unary("dict", Dict)};
 }
 
 }  // namespace kscope::q

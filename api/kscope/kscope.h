@@ -6,8 +6,13 @@
 //   - the pointer API (api/pointer.h): obj/objects, free, return_, use, mapped, ptr, class_,
 //     device, dtype, size, elements, bytes, tensorcount, ref, addref, str, and FormatObjects
 //     (api/obj_table.h) to print obj rows;
-//   - tensors (api/tensor.h, api/info.h), vectors and dictionaries (api/container.h), math
-//     (api/math.h), reshaping (api/shape.h) and autograd (api/autograd.h);
+//   - tensors (api/tensor.h, api/tensor_creation.h, api/info.h), vectors and dictionaries
+//     (api/container.h), math (api/math.h; every function of ktorch's math catalogue by name:
+//     api/math_catalogue.h, kscope::math::Run), reshaping (api/shape.h), autograd
+//     (api/autograd.h), moving and converting (api/move.h: to, copyto), editing storage in
+//     place (api/storage_edit.h: amend, reset, resize, filldiagonal), complex parts and sparse
+//     tensors (api/complex_parts.h, api/sparse.h), random fills (api/random_fill.h) and images
+//     (api/image.h: png, makegrid);
 //   - initializing tensors and parameters in place (api/init.h: kscope::init::zeros ... gain);
 //   - functional forms of layers (api/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
 //   - modules (api/module.h) and optimizers (api/optimizer.h: opt, step, lr, describe_opt;
@@ -40,18 +45,22 @@
 #include "api/batch_window.h"
 #include "api/batchnorm.h"
 #include "api/clip.h"
+#include "api/complex_parts.h"
 #include "api/container.h"
 #include "api/functional.h"
+#include "api/image.h"
 #include "api/info.h"
 #include "api/init.h"
 #include "api/loss.h"
 #include "api/math.h"
+#include "api/math_catalogue.h"
 #include "api/model.h"
 #include "api/model_data.h"
 #include "api/model_run.h"
 #include "api/module.h"
 #include "api/module_parameters.h"
 #include "api/module_state.h"
+#include "api/move.h"
 #include "api/obj_table.h"
 #include "api/operand.h"
 #include "api/optimizer.h"
@@ -59,6 +68,8 @@
 #include "api/pointer.h"
 #include "api/shape.h"
 #include "api/shuffle.h"
+#include "api/sparse.h"
+#include "api/storage_edit.h"
 #include "api/tensor.h"
 #include "runtime/errors.h"
 #include "runtime/handle.h"
