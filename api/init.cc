@@ -31,35 +31,6 @@ constexpr Needs kAny{};
 constexpr Needs kMatrix{2, 2, false};
 constexpr Needs kFloatingMatrices{2, std::numeric_limits<std::int64_t>::max(), true};
 
-std::vector<Located> FromVector(const char* fn, const TensorVector& v, const std::vector<std::int64_t>& indices) {
-  std::vector<Located> out;
-  if (indices.empty()) {
-    for (std::size_t i = 0; i < v.size(); ++i) out.push_back({v[i], absl::StrFormat("vector[%d]", i)});
-    return out;
-  }
-  for (std::int64_t i : indices) {
-    if (i < 0 || i >= static_cast<std::int64_t>(v.size())) {
-      Fail("%s: vector index %d out of range for %d tensor(s)", fn, i, v.size());
-    }
-    out.push_back({v[i], absl::StrFormat("vector[%d]", i)});
-  }
-  return out;
-}
-
-std::vector<Located> FromDict(const char* fn, const TensorDict& d, const std::vector<std::string>& names) {
-  std::vector<Located> out;
-  if (names.empty()) {
-    for (const auto& item : d) out.push_back({item.value(), absl::StrFormat("key `%s", item.key())});
-    return out;
-  }
-  for (const std::string& name : names) {
-    const at::Tensor* t = d.find(name);
-    if (t == nullptr) Fail("%s: no key `%s in dictionary", fn, name);
-    out.push_back({*t, absl::StrFormat("key `%s", name)});
-  }
-  return out;
-}
-
 std::vector<Located> FromModule(const char* fn, Handle h, const std::vector<std::string>& names) {
   const auto q = nn::ModuleOrModelsModule(fn, h);
   const TensorDict parameters = q->module().named_parameters();
@@ -94,10 +65,10 @@ std::vector<Located> Resolve(const char* fn, const Target& t) {
       return {{*HandleTable::Global().Get(h).tensor(), "tensor"}};
     case ObjectClass::kVector:
       if (named) Fail("%s: a vector is selected by indices, given names", fn);
-      return FromVector(fn, *HandleTable::Global().Get(h).vector(), t.indices());
+      return SelectElements(fn, *HandleTable::Global().Get(h).vector(), t.indices());
     case ObjectClass::kDictionary:
       if (indexed) Fail("%s: a dictionary is selected by keys, given indices", fn);
-      return FromDict(fn, *HandleTable::Global().Get(h).dict(), t.names());
+      return SelectElements(fn, *HandleTable::Global().Get(h).dict(), t.names());
     case ObjectClass::kModule:
     case ObjectClass::kModel:
       if (indexed) Fail("%s: a module's parameters are selected by name, given indices", fn);

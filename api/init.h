@@ -27,6 +27,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 
+#include "api/selection.h"
 #include "runtime/handle.h"
 
 namespace kscope::init {
@@ -53,10 +54,7 @@ class Target {
 
 // One tensor a Target names, and how messages name it ("tensor", "vector[2]", "key `w",
 // "parameter `0.weight", "buffer `running_mean").
-struct Located {
-  at::Tensor tensor;
-  std::string where;
-};
+using Located = Selected;
 
 // The tensors t names (sharing storage with the objects holding them), each defined; shared by
 // every function that changes tensors in place (this file's, and api/random_fill.h's).

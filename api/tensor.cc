@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
 #include "api/operand.h"
+#include "api/selection.h"
 #include "api/values.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -156,54 +157,24 @@ at::Tensor tensor(Handle h, std::int64_t dim, const std::vector<std::int64_t>& i
   return HostCopy(t.index_select(d, at::tensor(wrapped, at::TensorOptions().dtype(at::kLong).device(t.device()))));
 }
 
-namespace {
-
-// The tensors of a vector (or dictionary) handle under the table's lock; "tensor: expecting
-// vector, given <class>" otherwise.
-TensorVector VectorOf(Handle h) {
-  TensorVector v;
-  HandleTable::Global().Read(h, [&](const Object& o) {
-    if (o.vector() == nullptr) Fail("tensor: expecting vector, given %s", ClassName(o.object_class()));
-    v = *o.vector();
-  });
-  return v;
-}
-TensorDict DictOf(Handle h) {
-  TensorDict d;
-  HandleTable::Global().Read(h, [&](const Object& o) {
-    if (o.dict() == nullptr) Fail("tensor: expecting dictionary, given %s", ClassName(o.object_class()));
-    d = *o.dict();
-  });
-  return d;
-}
-
-}  // namespace
-
 std::vector<Handle> element_handles(Handle vector) {
   std::vector<Handle> handles;
-  for (const at::Tensor& t : VectorOf(vector)) handles.push_back(Own(Object(t), "tensor"));
+  for (const at::Tensor& t : VectorElements("tensor", vector, {})) handles.push_back(Own(Object(t), "tensor"));
   return handles;
 }
 
 std::vector<std::pair<std::string, Handle>> named_element_handles(Handle dict) {
   std::vector<std::pair<std::string, Handle>> handles;
-  for (const auto& item : DictOf(dict)) handles.emplace_back(item.key(), Own(Object(item.value()), "tensor"));
+  for (auto& [key, t] : DictElements("tensor", dict, {})) handles.emplace_back(key, Own(Object(t), "tensor"));
   return handles;
 }
 
 Handle element_handle(Handle vector, std::int64_t i) {
-  const TensorVector v = VectorOf(vector);
-  if (i < 0 || i >= static_cast<std::int64_t>(v.size())) {
-    Fail("tensor: index %d out of range for a vector of %d tensors", i, v.size());
-  }
-  return Own(Object(v[i]), "tensor");
+  return Own(Object(VectorElements("tensor", vector, {i}).front()), "tensor");
 }
 
 Handle element_handle(Handle dict, const std::string& key) {
-  const TensorDict d = DictOf(dict);
-  const at::Tensor* t = d.find(key);
-  if (t == nullptr) Fail("tensor: no key `%s", key);
-  return Own(Object(*t), "tensor");
+  return Own(Object(DictElements("tensor", dict, {key}).front().second), "tensor");
 }
 
 template <typename T>

@@ -84,8 +84,8 @@ at::Tensor tensor(Handle h, std::int64_t dim, const std::vector<std::int64_t>& i
 
 // A vector's or dictionary's elements as new tensor handles sharing the element tensors (no
 // copy): ktorch's `tensor v`, `tensor d`, `tensor(v;i)`, `tensor(d;k)`. kscope::Error
-// "tensor: expecting vector, given <class>" (dictionary likewise), "tensor: index i out of
-// range for a vector of n tensors", "tensor: no key `k".
+// "tensor: expected vector, given <class>" (dictionary likewise), and api/selection.h's index
+// and key errors.
 std::vector<Handle> element_handles(Handle vector);
 std::vector<std::pair<std::string, Handle>> named_element_handles(Handle dict);
 Handle element_handle(Handle vector, std::int64_t i);

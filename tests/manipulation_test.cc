@@ -126,7 +126,7 @@ TEST_F(ManipulationTest, DetachNewOrInPlaceWholeOrSelected) {
   };
   Handle v = grad_vector();
   EXPECT_EQ(ErrorOf([&] { detach_(v, std::vector<std::int64_t>{0, 3}); }),
-            "detach: index 3 out of range for a vector of 3 tensors");
+            "detach: vector index 3 out of range for 3 tensor(s)");
   EXPECT_EQ(gradflags(v).list(), (std::vector<bool>{true, true, true}));  // nothing changed
   detach_(v, std::vector<std::int64_t>{0, 2});
   EXPECT_EQ(gradflags(v).list(), (std::vector<bool>{false, true, false}));
@@ -135,7 +135,7 @@ TEST_F(ManipulationTest, DetachNewOrInPlaceWholeOrSelected) {
 
   Handle d = dict(NamedOperands{{"a", Operand(at::ones({1}).requires_grad_())},
                                 {"b", Operand(at::ones({1}).requires_grad_())}});
-  EXPECT_EQ(ErrorOf([&] { detach_(d, std::vector<std::string>{"b", "c"}); }), "detach: no key `c");
+  EXPECT_EQ(ErrorOf([&] { detach_(d, std::vector<std::string>{"b", "c"}); }), "detach: no key `c in dictionary");
   detach_(d, std::vector<std::string>{"b"});
   EXPECT_THAT(gradflags(d).named(), ElementsAre(Pair("a", true), Pair("b", false)));
   EXPECT_EQ(ErrorOf([&] { detach_(d, std::vector<std::int64_t>{0}); }), "detach: expected vector, given dictionary");
@@ -157,7 +157,7 @@ TEST_F(ManipulationTest, GradflagOnEveryClassAndSelection) {
   Handle d = dict(NamedOperands{{"a", Operand(at::ones({1}))}, {"b", Operand(at::ones({1}))}});
   gradflag(d, std::vector<std::string>{"a"}, true);
   EXPECT_THAT(gradflags(d, std::vector<std::string>{"b", "a"}).named(), ElementsAre(Pair("b", false), Pair("a", true)));
-  EXPECT_EQ(ErrorOf([&] { gradflag(d, std::vector<std::string>{"a", "z"}, false); }), "gradflag: no key `z");
+  EXPECT_EQ(ErrorOf([&] { gradflag(d, std::vector<std::string>{"a", "z"}, false); }), "gradflag: no key `z in dictionary");
   EXPECT_THAT(gradflags(d).named(), ElementsAre(Pair("a", true), Pair("b", false)));
   Handle q = Linear(2, 1);
   EXPECT_THAT(gradflags(q).named(), ElementsAre(Pair("weight", true), Pair("bias", true)));
@@ -247,7 +247,7 @@ TEST_F(ManipulationTest, AmendCopiesIntoExistingStorageWithoutGrad) {
             "amend: values of size 2 do not fit a tensor of size 3");
   EXPECT_TRUE(Same(vector(v)[0], at::full({2}, 5.0)));  // checked before any copy
   EXPECT_EQ(ErrorOf([&] { amend(v, std::vector<std::int64_t>{2}, std::vector<Operand>{Operand(1.0)}); }),
-            "amend: index 2 out of range for a vector of 2 tensors");
+            "amend: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(ErrorOf([&] { amend(v, std::vector<std::int64_t>{0, 1}, std::vector<Operand>{Operand(1.0)}); }),
             "amend: 2 indices given with 1 values");
 
@@ -255,7 +255,7 @@ TEST_F(ManipulationTest, AmendCopiesIntoExistingStorageWithoutGrad) {
   amend(d, std::vector<std::string>{"a"}, std::vector<Operand>{Operand(Floats({3, 4}, {2}))}, true);
   EXPECT_TRUE(Same(dict(d)["a"], Floats({3, 4}, {2})));
   EXPECT_EQ(ErrorOf([&] { amend(d, std::vector<std::string>{"b"}, std::vector<Operand>{Operand(1.0)}); }),
-            "amend: no key `b");
+            "amend: no key `b in dictionary");
 }
 
 TEST_F(ManipulationTest, ResetRepointsATensorAtItsOwnStorage) {

@@ -110,7 +110,7 @@ TEST_F(PluginManipulationTest, DetachEveryForm) {
   EXPECT_EQ(S1(Call("gradflag", t)), "0b");
 
   KRef v = GradVector();
-  EXPECT_EQ(Error("detach", List({v.share(), Q("0 5").share()})), "detach: index 5 out of range for a vector of 3 tensors");
+  EXPECT_EQ(Error("detach", List({v.share(), Q("0 5").share()})), "detach: vector index 5 out of range for 3 tensor(s)");
   EXPECT_EQ(S1(Call("gradflag", v)), "111b");
   EXPECT_EQ(S1(Call("detach", List({v.share(), kq::Long(1)}))), "::");
   EXPECT_EQ(S1(Call("gradflag", v)), "101b");
@@ -121,7 +121,7 @@ TEST_F(PluginManipulationTest, DetachEveryForm) {
   EXPECT_EQ(S1(Call("gradflag", w)), "000b");
 
   KRef d = GradDict();
-  EXPECT_EQ(Error("detach", List({d.share(), Q("`b`c").share()})), "detach: no key `c");
+  EXPECT_EQ(Error("detach", List({d.share(), Q("`b`c").share()})), "detach: no key `c in dictionary");
   Call("detach", List({d.share(), kq::Sym("b")}));
   EXPECT_EQ(S1(Call("gradflag", d)), "`a`b!10b");
   KRef d2 = GradDict();
@@ -157,8 +157,8 @@ TEST_F(PluginManipulationTest, GradflagEveryForm) {
   Call("gradflag", List({m.share(), kq::Bool(false)}));
   EXPECT_EQ(S1(Call("gradflag", m)), "`weight`bias!00b");
 
-  EXPECT_EQ(Error("gradflag", List({d.share(), Q("`a`z").share(), kq::Bool(true)})), "gradflag: no key `z");
-  EXPECT_EQ(Error("gradflag", List({v.share(), kq::Long(3)})), "gradflag: index 3 out of range for a vector of 3 tensors");
+  EXPECT_EQ(Error("gradflag", List({d.share(), Q("`a`z").share(), kq::Bool(true)})), "gradflag: no key `z in dictionary");
+  EXPECT_EQ(Error("gradflag", List({v.share(), kq::Long(3)})), "gradflag: vector index 3 out of range for 3 tensor(s)");
   EXPECT_EQ(Error("gradflag", List({d.share(), kq::Long(0)})), "gradflag: expected vector, given dictionary");
   EXPECT_EQ(Error("gradflag", List({v.share(), Q("0 1").share(), kq::Long(1)})),
             "gradflag: arg[2] expected boolean, given long scalar");
@@ -291,14 +291,14 @@ TEST_F(PluginManipulationTest, AmendEveryForm) {
             "amend: values of size 2 do not fit a tensor of size 3");
   EXPECT_EQ(Error("amend", List({v.share(), Q("0 1").share(), Q("1 2e").share()})),
             "amend: expecting a general list of 2 values, one per index or key, given real list");
-  EXPECT_EQ(Error("amend", List({v.share(), kq::Long(2), Q("1e").share()})), "amend: index 2 out of range for a vector of 2 tensors");
+  EXPECT_EQ(Error("amend", List({v.share(), kq::Long(2), Q("1e").share()})), "amend: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(S1(Call("vector", v)), "(5 5e;1 2 3e)");
 
   KRef d = Call("dict", List({Q("`a`b").share(), List({Q("0 0e").share(), Q("0e").share()}).share()}));
   Call("amend", List({d.share(), kq::Sym("a"), Q("1 2e").share()}));
   Call("amend", List({d.share(), Q("`b`a").share(), List({kq::Real(3), Q("4 5e").share()}).share(), kq::Bool(false)}));
   EXPECT_EQ(S1(Call("dict", d)), "`a`b!(4 5e;3e)");
-  EXPECT_EQ(Error("amend", List({d.share(), kq::Sym("c"), Q("1e").share()})), "amend: no key `c");
+  EXPECT_EQ(Error("amend", List({d.share(), kq::Sym("c"), Q("1e").share()})), "amend: no key `c in dictionary");
   KRef l = Call("loss", "`mse");
   EXPECT_EQ(Error("amend", List({l.share(), kq::Long(0), Q("1e").share()})), "amend: expected tensor, vector or dictionary, given loss");
   EXPECT_EQ(S1(Call("dict", d)), "`a`b!(4 5e;3e)");

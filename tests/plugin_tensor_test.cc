@@ -320,8 +320,8 @@ TEST_F(PluginTensorTest, VectorsAndDictionariesSplitIntoNewPointers) {
   EXPECT_EQ(S1(Values(At(named, "b"))), "3f");
   KRef b = Call("tensor", List({d.share(), kq::Sym("b")}));
   EXPECT_EQ(S1(Values(b)), "3f");
-  EXPECT_EQ(Error("tensor", List({v.share(), kq::Long(2)})), "tensor: index 2 out of range for a vector of 2 tensors");
-  EXPECT_EQ(Error("tensor", List({d.share(), kq::Sym("c")})), "tensor: no key `c");
+  EXPECT_EQ(Error("tensor", List({v.share(), kq::Long(2)})), "tensor: vector index 2 out of range for 2 tensor(s)");
+  EXPECT_EQ(Error("tensor", List({d.share(), kq::Sym("c")})), "tensor: no key `c in dictionary");
   Call("free", parts);
   Call("free", KRef(kabi::r1(kabi::DictValues(named.get()))));
   Free({&v, &one, &d, &b});

@@ -253,10 +253,10 @@ TEST_F(TensorSelectionTest, ElementsAsNewHandlesSharingTheTensors) {
   EXPECT_EQ(values<double>(named[1].second), (std::vector<double>{7, 7}));
   EXPECT_EQ(values<double>(element_handle(d, "b")), (std::vector<double>{7, 7}));
   const std::size_t before = live_handles();
-  EXPECT_EQ(ErrorOf([&] { element_handle(v, 2); }), "tensor: index 2 out of range for a vector of 2 tensors");
-  EXPECT_EQ(ErrorOf([&] { element_handle(d, "c"); }), "tensor: no key `c");
-  EXPECT_EQ(ErrorOf([&] { element_handles(d); }), "tensor: expecting vector, given dictionary");
-  EXPECT_EQ(ErrorOf([&] { named_element_handles(v); }), "tensor: expecting dictionary, given vector");
+  EXPECT_EQ(ErrorOf([&] { element_handle(v, 2); }), "tensor: vector index 2 out of range for 2 tensor(s)");
+  EXPECT_EQ(ErrorOf([&] { element_handle(d, "c"); }), "tensor: no key `c in dictionary");
+  EXPECT_EQ(ErrorOf([&] { element_handles(d); }), "tensor: expected vector, given dictionary");
+  EXPECT_EQ(ErrorOf([&] { named_element_handles(v); }), "tensor: expected dictionary, given vector");
   EXPECT_EQ(live_handles(), before);
 }
 
