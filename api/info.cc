@@ -39,6 +39,7 @@ const char* Plural(ObjectClass c) {
     case ObjectClass::kModule: return "modules";
     case ObjectClass::kLoss: return "loss modules";
     case ObjectClass::kOptimizer: return "optimizers";
+    case ObjectClass::kGroup: return "groups";
     default: return "models";
   }
 }
@@ -256,6 +257,7 @@ std::string objtype(Handle h) {
     case ObjectClass::kLoss: return describe_loss(h, false).kind;
     case ObjectClass::kOptimizer: return describe_opt(h, false).kind;
     case ObjectClass::kModel: return "model";
+    case ObjectClass::kGroup: return "group";
     default: return "tensor";
   }
 }

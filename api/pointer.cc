@@ -27,6 +27,7 @@ absl::string_view Plural(ObjectClass c) {
     case ObjectClass::kLoss: return "loss modules";
     case ObjectClass::kOptimizer: return "optimizers";
     case ObjectClass::kModel: return "models";
+    case ObjectClass::kGroup: return "groups";
     case ObjectClass::kTensor: return "tensors";
     case ObjectClass::kVector: return "vectors";
     case ObjectClass::kDictionary: return "dictionaries";

@@ -33,7 +33,7 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
                               kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
                               kscope::q::OptimizerExports(), kscope::q::ClipExports(), kscope::q::BatchnormExports(),
                               kscope::q::BatchExports(), kscope::q::ModelExports(), kscope::q::InitExports(), kscope::q::RandomExports(),
-                              kscope::q::ComplexSparseExports(), kscope::q::ImageExports()}) {
+                              kscope::q::ComplexSparseExports(), kscope::q::ImageExports(), kscope::q::DistributedExports()}) {
       Append(&names, &functions, group);
     }
     return kabi::xD(names, functions);

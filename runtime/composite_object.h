@@ -1,5 +1,5 @@
 // CompositeObject — the interface the handle table uses for objects made of many tensors:
-// modules, losses, optimizers and models.
+// modules, losses, optimizers, models and process groups.
 //
 // Implementations (in api/, by the module, loss, optimizer and model code) wrap a libtorch
 // object held by std::shared_ptr. The handle table holds each composite through a
@@ -25,7 +25,7 @@ class CompositeObject {
  public:
   virtual ~CompositeObject() = default;
 
-  // kModule, kLoss, kOptimizer or kModel.
+  // kModule, kLoss, kOptimizer, kModel or kGroup.
   virtual ObjectClass object_class() const = 0;
   // Every tensor the object manages (parameters, buffers, optimizer state), for accounting.
   virtual std::vector<at::Tensor> tensors() const = 0;

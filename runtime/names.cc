@@ -36,6 +36,7 @@ absl::string_view ClassName(ObjectClass c) {
     case ObjectClass::kLoss: return "loss";
     case ObjectClass::kOptimizer: return "optimizer";
     case ObjectClass::kModel: return "model";
+    case ObjectClass::kGroup: return "group";
   }
   return "unknown";
 }

@@ -26,6 +26,8 @@
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
 //     (api/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/batch_window.h, api/shuffle.h);
+//   - process groups and their collectives across processes (api/distributed/group.h: group;
+//     api/distributed/collectives.h: allreduce, broadcast, allgather, barrier);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -47,6 +49,8 @@
 #include "api/clip.h"
 #include "api/complex_parts.h"
 #include "api/container.h"
+#include "api/distributed/collectives.h"
+#include "api/distributed/group.h"
 #include "api/functional.h"
 #include "api/image.h"
 #include "api/info.h"

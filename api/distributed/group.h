@@ -1,0 +1,48 @@
+// Process groups: the ranks of a data-parallel job, met through a rendezvous, as one object that
+// the scope stack owns like any other (ObjectClass::kGroup, ktorch-style class name `group`).
+//
+// group(options) blocks until all `world` ranks have met at the rendezvous (api/distributed/
+// rendezvous.h: `tcp://host:port`, rank 0 serving, or a file path) and their backend has
+// connected them, or fails after `timeout` with kscope::Error naming `group`, the rank and the
+// rendezvous: a peer that never arrives gives an error, never a hang. Each call registers one new
+// handle in the current scope and makes that group the default group, the one collectives
+// (api/distributed/collectives.h) use when given no group; freeing the handle leaves the process
+// with no default until the next group(). Freeing the last handle closes the connections.
+//
+// Backends: "gloo" (CPU tensors) always; "nccl" only when kscope and libtorch are built with
+// CUDA and NCCL, else kscope::Error "group: backend `nccl needs a libtorch built with CUDA and
+// NCCL". Thread-safety: make and use a group from one thread; every rank must call the
+// collectives of a group in the same order.
+#ifndef KSCOPE_API_DISTRIBUTED_GROUP_H_
+#define KSCOPE_API_DISTRIBUTED_GROUP_H_
+
+#include <chrono>
+#include <string>
+
+#include "runtime/handle.h"
+
+namespace kscope {
+
+struct GroupOptions {
+  int rank = 0;                // 0 .. world-1
+  int world = 1;               // number of ranks, at least 1
+  std::string rendezvous;      // tcp://host:port, or a file path (file://path)
+  std::string backend = "gloo";
+  std::chrono::milliseconds timeout = std::chrono::minutes(5);  // to meet, and per collective
+};
+
+// Joins a process group; see above. kscope::Error for a rank outside 0..world-1, an unknown
+// backend, a malformed rendezvous or peers that do not arrive within the timeout.
+Handle group(const GroupOptions& options);
+
+// The group collectives use when given a null Handle: the last one group() made in this process.
+// kscope::Error "<fn>: no process group, make one with group" when there is none or it was freed.
+Handle default_group(const char* fn);
+
+// The rank of this process and the number of ranks in group g (null: the default group).
+int group_rank(Handle g = Handle());
+int group_world(Handle g = Handle());
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_DISTRIBUTED_GROUP_H_

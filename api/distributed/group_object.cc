@@ -1,0 +1,152 @@
+#include "api/distributed/group_object.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/version.h>
+#include <ATen/ops/empty_like.h>
+#if defined(KSCOPE_WITH_CUDA) && defined(USE_C10D_NCCL)
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#define KSCOPE_WITH_NCCL 1
+#endif
+
+#include "api/distributed/failure_text.h"
+#include "api/distributed/rendezvous.h"
+#include "absl/strings/str_format.h"
+#include "api/nn/module_object.h"
+#include "runtime/errors.h"
+
+namespace kscope::distributed {
+namespace {
+
+// What the collectives run on: a ProcessGroup in libtorch 1.x, a Backend from 2.0 on (the
+// methods used here are the same in both).
+#if TORCH_VERSION_MAJOR >= 2
+using Collectives = c10d::Backend;
+#else
+using Collectives = c10d::ProcessGroup;
+#endif
+
+bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
+
+// The network device gloo binds: the interface GLOO_SOCKET_IFNAME names (as in PyTorch), the
+// loopback device for a loopback rendezvous, else the address this host's name resolves to.
+std::shared_ptr<::gloo::transport::Device> GlooDevice(const Rendezvous& r) {
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME")) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  }
+  if (r.tcp && IsLoopback(r.host)) return c10d::ProcessGroupGloo::createDeviceForHostname(r.host);
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+c10::intrusive_ptr<Collectives> Connect(const GroupOptions& o, const Rendezvous& r,
+                                        const c10::intrusive_ptr<c10d::Store>& store) {
+  if (o.backend == "gloo") {
+    auto options = c10d::ProcessGroupGloo::Options::create(o.timeout);
+    options->devices.push_back(GlooDevice(r));
+    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world, options);
+  }
+#ifdef KSCOPE_WITH_NCCL
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = o.timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, o.rank, o.world, options);
+#else
+  Fail("group: backend `nccl needs a libtorch built with CUDA and NCCL");
+#endif
+}
+
+c10d::ReduceOp::RedOpType OpOf(Reduction op) {
+  switch (op) {
+    case Reduction::kMax: return c10d::ReduceOp::MAX;
+    case Reduction::kMin: return c10d::ReduceOp::MIN;
+    default: return c10d::ReduceOp::SUM;  // kMean divides the sum afterwards
+  }
+}
+
+}  // namespace
+
+struct GroupObject::State {
+  int rank;
+  int world;
+  std::string backend;
+  std::string rendezvous;
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<Collectives> collectives;
+
+  // Waits for one collective; its failure becomes kscope::Error naming fn.
+  void Wait(const char* fn, c10::intrusive_ptr<c10d::Work> work) const {
+    try {
+      work->wait();
+    } catch (const std::exception& e) {
+      Fail("%s: rank %d of %d failed: %s", fn, rank, world, FailureText(e));
+    }
+  }
+};
+
+std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOptions& o) {
+  if (o.world < 1 || o.rank < 0 || o.rank >= o.world) {
+    Fail("%s: rank must be 0..world-1 for a world of at least 1, given rank %d of %d", fn, o.rank, o.world);
+  }
+  if (o.backend != "gloo" && o.backend != "nccl") Fail("%s: unrecognized backend `%s, expected `gloo or `nccl", fn, o.backend);
+  if (o.timeout.count() <= 0) Fail("%s: timeout must be positive, given %d ms", fn, o.timeout.count());
+  const Rendezvous r = ParseRendezvous(fn, o.rendezvous);
+  auto state = std::make_shared<State>(State{o.rank, o.world, o.backend, o.rendezvous, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
+  try {
+    state->collectives = Connect(o, r, state->store);
+  } catch (const kscope::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s", fn, o.rank, o.world,
+         o.rendezvous, o.timeout.count(), FailureText(e));
+  }
+  return std::shared_ptr<GroupObject>(new GroupObject(std::move(state)));
+}
+
+std::string GroupObject::str() const {
+  return absl::StrFormat("%s process group: rank %d of %d at %s", state_->backend, state_->rank, state_->world,
+                         state_->rendezvous);
+}
+
+std::shared_ptr<CompositeObject> GroupObject::share() const {
+  return std::shared_ptr<GroupObject>(new GroupObject(state_));
+}
+
+void GroupObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) {
+  Fail("to: not implemented for groups");
+}
+
+int GroupObject::rank() const { return state_->rank; }
+int GroupObject::world() const { return state_->world; }
+
+void GroupObject::AllReduce(const char* fn, at::Tensor& tensor, Reduction op) const {
+  std::vector<at::Tensor> tensors{tensor};
+  c10d::AllreduceOptions options;
+  options.reduceOp = OpOf(op);
+  state_->Wait(fn, state_->collectives->allreduce(tensors, options));
+  if (op == Reduction::kMean) tensor.div_(state_->world);
+}
+
+void GroupObject::Broadcast(const char* fn, at::Tensor& tensor, int root) const {
+  std::vector<at::Tensor> tensors{tensor};
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  state_->Wait(fn, state_->collectives->broadcast(tensors, options));
+}
+
+std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor& tensor) const {
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  for (int i = 0; i < state_->world; ++i) outputs[0].push_back(at::empty_like(tensor));
+  std::vector<at::Tensor> inputs{tensor};
+  state_->Wait(fn, state_->collectives->allgather(outputs, inputs));
+  return std::move(outputs[0]);
+}
+
+void GroupObject::Barrier(const char* fn) const { state_->Wait(fn, state_->collectives->barrier()); }
+
+std::shared_ptr<GroupObject> GroupOf(const char* fn, Handle g) {
+  return std::static_pointer_cast<GroupObject>(nn::CompositeOf(fn, g.is_null() ? default_group(fn) : g, ObjectClass::kGroup));
+}
+
+}  // namespace kscope::distributed

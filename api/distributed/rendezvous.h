@@ -1,0 +1,41 @@
+// Rendezvous — where the ranks of a process group meet, and the c10d store that lets them.
+//
+// A rendezvous is written `tcp://host:port` (a TCPStore: rank 0 serves it on `port`, every rank
+// connects to `host`) or as a file path, optionally `file://path` (a FileStore on a file every rank
+// can reach, e.g. a shared filesystem). ParseRendezvous checks the text only; MakeStore connects.
+// Errors: kscope::Error naming the function. Thread-safe: no shared state.
+#ifndef KSCOPE_API_DISTRIBUTED_RENDEZVOUS_H_
+#define KSCOPE_API_DISTRIBUTED_RENDEZVOUS_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <c10/util/intrusive_ptr.h>
+
+namespace c10d {
+class Store;
+}  // namespace c10d
+
+namespace kscope::distributed {
+
+struct Rendezvous {
+  bool tcp = false;
+  std::string host;        // tcp only
+  std::uint16_t port = 0;  // tcp only
+  std::string path;        // file only
+};
+
+// The rendezvous `text` names; kscope::Error "<fn>: rendezvous must be tcp://host:port or a file
+// path, given ..." when it is neither (empty, no host, a port outside 1-65535).
+Rendezvous ParseRendezvous(const char* fn, const std::string& text);
+
+// The store of rank `rank` of `world`: for tcp, rank 0 starts the server and waits up to
+// `timeout` for the others to connect; other ranks connect within `timeout`. Throws kscope::Error
+// naming fn and the rendezvous when the peers do not arrive in time or the file cannot be used.
+c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, int rank, int world,
+                                          std::chrono::milliseconds timeout);
+
+}  // namespace kscope::distributed
+
+#endif  // KSCOPE_API_DISTRIBUTED_RENDEZVOUS_H_

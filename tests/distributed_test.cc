@@ -1,0 +1,183 @@
+// Process groups and collectives (api/distributed/): real multi-process runs of
+// tests/distributed_worker.cc (2 and 3 ranks over TCP on 127.0.0.1, 2 over a file rendezvous, a
+// rank leaving early, a rank never arriving), and in this process a group of one rank for the
+// handle-table side (class, str, ref, obj, free, the default group) and for bad arguments.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tests/error_text.h"
+#include "tests/free_port.h"
+#include "tests/leak_check.h"
+
+extern char** environ;
+
+namespace kscope {
+namespace {
+
+using testing::ErrorOf;
+using testing::TcpRendezvous;
+using ::testing::Each;
+using ::testing::Eq;
+
+using DistributedTest = testing::LeakCheckTest;
+
+// Starts ranks 0..started-1 of a world of `world` running `scenario` (fork+exec through
+// posix_spawn: nothing runs in a child before exec) and waits for them; a rank still running
+// after `limit` is killed. Returns each rank's exit status, -1 for a rank killed or not started.
+std::vector<int> RunRanks(const std::string& scenario, int started, int world, const std::string& rendezvous,
+                          std::chrono::milliseconds timeout, std::chrono::seconds limit = std::chrono::seconds(120)) {
+  std::vector<pid_t> pids(started, -1);
+  std::vector<int> status(started, -1);
+  for (int rank = 0; rank < started; ++rank) {
+    std::vector<std::string> args = {KSCOPE_DISTRIBUTED_WORKER, scenario, absl::StrCat(rank), absl::StrCat(world),
+                                     rendezvous, absl::StrCat(timeout.count())};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pids[rank], argv[0], nullptr, nullptr, argv.data(), environ) != 0) pids[rank] = -1;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (int running = started; running > 0;) {
+    running = 0;
+    for (int rank = 0; rank < started; ++rank) {
+      if (pids[rank] <= 0) continue;
+      int s = 0;
+      if (waitpid(pids[rank], &s, WNOHANG) == pids[rank]) {
+        status[rank] = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+        pids[rank] = -1;
+      } else if (std::chrono::steady_clock::now() > deadline) {
+        kill(pids[rank], SIGKILL);
+        waitpid(pids[rank], &s, 0);
+        pids[rank] = -1;
+      } else {
+        ++running;
+      }
+    }
+    if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+constexpr std::chrono::milliseconds kTimeout(30000);
+
+TEST_F(DistributedTest, TwoRanksAgreeOnEveryCollective) {
+  EXPECT_THAT(RunRanks("collectives", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+TEST_F(DistributedTest, ThreeRanksAgreeOnEveryCollective) {
+  EXPECT_THAT(RunRanks("collectives", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+TEST_F(DistributedTest, TwoRanksMeetThroughAFile) {
+  const std::string path = absl::StrFormat("%skscope_group_%d", ::testing::TempDir(), getpid());
+  std::remove(path.c_str());
+  EXPECT_THAT(RunRanks("collectives", 2, 2, path, kTimeout), Each(Eq(0)));
+  std::remove(path.c_str());
+}
+
+// The last rank exits after joining; the others' allreduce fails naming allreduce, within the
+// group's 5 s timeout (the test's own limit, 120 s, is only a guard against a hang).
+TEST_F(DistributedTest, RankLeavingEarlyFailsItsPeers) {
+  EXPECT_THAT(RunRanks("early_exit", 3, 3, TcpRendezvous(), std::chrono::milliseconds(5000)), Each(Eq(0)));
+}
+
+// Two of three ranks start: both fail in group, naming group and the rendezvous, after 2 s.
+TEST_F(DistributedTest, MissingRankFailsGroup) {
+  EXPECT_THAT(RunRanks("missing", 2, 3, TcpRendezvous(), std::chrono::milliseconds(2000)), Each(Eq(0)));
+}
+
+GroupOptions OneRank() {
+  GroupOptions o;
+  o.rendezvous = TcpRendezvous();
+  o.timeout = std::chrono::milliseconds(10000);
+  return o;
+}
+
+TEST_F(DistributedTest, GroupIsAHandleLikeAnyOther) {
+  const Scope scope = Scope::Open();
+  const GroupOptions o = OneRank();
+  const Handle g = group(o);
+  EXPECT_EQ(class_(g), ObjectClass::kGroup);
+  EXPECT_EQ(ClassName(class_(g)), "group");
+  EXPECT_EQ(objtype(g), "group");
+  EXPECT_EQ(str(g), "gloo process group: rank 0 of 1 at " + o.rendezvous);
+  EXPECT_EQ(group_rank(g), 0);
+  EXPECT_EQ(group_world(), 1);
+  EXPECT_EQ(ref(g).single(), 1);
+  EXPECT_EQ(tensorcount(g), 0);
+  EXPECT_EQ(bytes(g), 0);
+  const Handle shared = addref(g);
+  EXPECT_EQ(ref(g).single(), 2);
+  EXPECT_EQ(ptr(g).single(), ptr(shared).single());
+  bool listed = false;
+  for (const ObjectRow& row : obj()) listed |= row.ptr == g && row.object_class == ObjectClass::kGroup;
+  EXPECT_TRUE(listed);
+  EXPECT_EQ(ErrorOf([&] { to(g, Options::Parse("to", {"cpu"})); }), "to: not implemented for groups");
+  EXPECT_EQ(ErrorOf([&] { dtype(g); }), "dtype: not implemented for groups");
+  kscope::free(shared);
+  EXPECT_EQ(ref(g).single(), 1);
+}
+
+TEST_F(DistributedTest, OneRankCollectivesKeepValues) {
+  const Scope scope = Scope::Open();
+  const Handle g = group(OneRank());
+  const Handle v = vector({at::tensor({1.5, 2.5}), at::tensor({3.0})});
+  allreduce(v, Reduction::kMean, g);
+  EXPECT_TRUE(at::equal(vector(v, 0), at::tensor({1.5, 2.5})));
+  EXPECT_TRUE(at::equal(vector(v, 1), at::tensor({3.0})));
+  broadcast(v, 0);
+  EXPECT_TRUE(at::equal(vector(v, 1), at::tensor({3.0})));
+  const Handle all = allgather(tensor(at::tensor({7.0})));
+  EXPECT_EQ(vector(all).size(), 1u);
+  EXPECT_TRUE(at::equal(vector(all, 0), at::tensor({7.0})));
+  const Value out = allreduce(Value(at::tensor({4.0})), Reduction::kMax);
+  EXPECT_TRUE(at::equal(std::get<at::Tensor>(out), at::tensor({4.0})));
+  barrier(g);
+}
+
+TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
+  GroupOptions o = OneRank();
+  o.rank = 1;
+  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: rank must be 0..world-1 for a world of at least 1, given rank 1 of 1");
+  o = OneRank();
+  o.backend = "mpi";
+  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: unrecognized backend `mpi, expected `gloo or `nccl");
+  o = OneRank();
+  o.rendezvous = "tcp://127.0.0.1";
+  EXPECT_EQ(ErrorOf([&] { group(o); }),
+            "group: rendezvous must be tcp://host:port or a file path, given \"tcp://127.0.0.1\"");
+#ifndef KSCOPE_WITH_CUDA
+  o = OneRank();
+  o.backend = "nccl";
+  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: backend `nccl needs a libtorch built with CUDA and NCCL");
+#endif
+  EXPECT_EQ(ErrorOf([] { ReductionFromName("allreduce", "prod"); }),
+            "allreduce: unrecognized reduction `prod, expected `sum, `mean, `max or `min");
+
+  const Scope scope = Scope::Open();
+  const Handle t = tensor(at::tensor({1, 2}));
+  EXPECT_EQ(ErrorOf([&] { allreduce(t); }), "allreduce: no process group, make one with group");
+  const Handle g = group(OneRank());
+  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kSum, t); }), "allreduce: expected group, given tensor");
+  EXPECT_EQ(ErrorOf([&] { allreduce(g); }), "allreduce: expected tensor, vector or dictionary, given group");
+  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kMean); }), "allreduce: mean needs floating-point tensors, given int");
+  EXPECT_EQ(ErrorOf([&] { broadcast(t, 1); }), "broadcast: root must be a rank 0..0, given 1");
+  EXPECT_EQ(ErrorOf([&] { allgather(g); }), "allgather: expected tensor, given group");
+  EXPECT_TRUE(at::equal(tensor(t), at::tensor({1, 2})));
+  kscope::free(g);
+  EXPECT_EQ(ErrorOf([&] { barrier(); }), "barrier: no process group, make one with group");
+  EXPECT_EQ(ErrorOf([&] { barrier(g); }), "stale pointer");
+}
+
+}  // namespace
+}  // namespace kscope
