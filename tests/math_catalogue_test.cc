@@ -156,6 +156,13 @@ TEST_F(MathCatalogueTest, OtherPointwiseFunctionsMatchLibtorch) {
                    "mvlgamma");
 }
 
+TEST_F(MathCatalogueTest, HandlesAndDefaultsAsTheReadmeShows) {
+  Scope scope = Scope::Open();
+  const Handle x = tensor(std::vector<double>{1, 2, 3, 4});
+  const Result r = math::Run("clamp", {x, std::monostate(), 3.0});
+  EXPECT_TRUE(at::equal(tensor(r.handle()), at::tensor({1.0, 2.0, 3.0, 3.0}, at::kDouble)));
+}
+
 TEST_F(MathCatalogueTest, SignaturesParseAndNamesAreUnique) {
   std::set<std::string> names;
   for (const math::Function& f : math::Functions()) {
