@@ -161,7 +161,7 @@ void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::s
   if (depth == n.leaf_depth) {
     if (x->t != n.leaf_type || (x->t > 0 && x->n != n.shape.back())) Ragged(fn);
     const std::size_t bytes = (x->t < 0 ? 1 : x->n) * item_size;
-    std::memcpy(*out, SimpleData(x), bytes);
+    if (bytes > 0) std::memcpy(*out, SimpleData(x), bytes);  // an empty tensor has no data pointer
     *out += bytes;
     return;
   }

@@ -81,6 +81,12 @@ TEST_F(PluginMathCatalogueTest, OneInputDataPointerOutputAndInPlaceAgree) {
 TEST_F(PluginMathCatalogueTest, AMatrixAsAGeneralListIsOneTensor) {
   EXPECT_EQ(S1(Call("Abs", "(1 -2;-3 4)")), "(1 2;3 4)");
   EXPECT_EQ(S1(Call("Neg", "-1.5")), "1.5");
+  // Rows of no elements: a 2x0 tensor, and two empty rows back (the fuzzer's find).
+  KRef empty_rows = Call("Abs", List({kabi::ktn(kabi::kReal, 0), kabi::ktn(kabi::kReal, 0)}));
+  ASSERT_EQ(empty_rows->t, kabi::kMixed);
+  ASSERT_EQ(empty_rows->n, 2);
+  EXPECT_EQ(kabi::Items(empty_rows.get())[1]->t, kabi::kReal);
+  EXPECT_EQ(kabi::Items(empty_rows.get())[1]->n, 0);
 }
 
 TEST_F(PluginMathCatalogueTest, TwoInputsNumbersAlphaAndPointersBesideData) {
