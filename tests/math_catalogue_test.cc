@@ -18,22 +18,17 @@
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/math_test_util.h"
 
 namespace kscope {
 namespace {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using testing::ExpectSameTensor;
 using ::testing::HasSubstr;
 
 using MathCatalogueTest = LeakCheckTest;
-
-// Same values (NaN where the reference has NaN), same dtype.
-void ExpectSameTensor(const at::Tensor& got, const at::Tensor& want, const std::string& name) {
-  EXPECT_EQ(got.scalar_type(), want.scalar_type()) << name;
-  EXPECT_EQ(got.sizes(), want.sizes()) << name;
-  EXPECT_TRUE(at::allclose(got, want, 1e-5, 1e-6, /*equal_nan=*/true)) << name;
-}
 
 // Runs `name` on tensors given as data, as handles, into an output handle and, where the
 // function has one, in place; each result is compared with `want`.

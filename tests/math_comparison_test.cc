@@ -17,12 +17,15 @@
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/math_test_util.h"
 
 namespace kscope {
 namespace {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using testing::ExpectSameTensors;
+using testing::TensorsOf;
 using ::testing::HasSubstr;
 
 using MathComparisonTest = LeakCheckTest;
@@ -35,27 +38,9 @@ struct Case {
   std::function<std::vector<at::Tensor>()> want;
 };
 
-// The tensors of a result: one tensor, or the tensors of a vector.
-std::vector<at::Tensor> TensorsOf(const Result& r) {
-  if (r.is_handle()) {
-    if (class_(r.handle()) == ObjectClass::kVector) return vector(r.handle());
-    return {tensor(r.handle())};
-  }
-  if (const auto* one = std::get_if<at::Tensor>(&r.value())) return {*one};
-  return std::get<TensorVector>(r.value());
-}
-
+// Comparisons here are exact: NaN where the reference has NaN, the same values elsewhere.
 void ExpectSame(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].scalar_type(), want[i].scalar_type()) << what << " result " << i;
-    EXPECT_EQ(got[i].sizes(), want[i].sizes()) << what << " result " << i;
-    // NaN where the reference has NaN, the same values elsewhere
-    const bool floating = want[i].is_floating_point();
-    EXPECT_TRUE(floating ? at::equal(got[i].isnan(), want[i].isnan()) && at::equal(got[i].nan_to_num(0), want[i].nan_to_num(0))
-                         : at::equal(got[i], want[i]))
-        << what << " result " << i;
-  }
+  ExpectSameTensors(got, want, what, /*rtol=*/0, /*atol=*/0);
 }
 
 std::vector<math::Arg> ArgsOf(const Case& c, bool handles) {
@@ -87,8 +72,7 @@ void ExpectEveryForm(const Case& c) {
     dtype.dtype = want[0].scalar_type();
     const Handle out = want.size() == 1 ? empty({0}, dtype) : vector(std::vector<Operand>{});
     EXPECT_TRUE(math::Run(c.name, handles, out).is_none()) << c.name;
-    ExpectSame(want.size() == 1 ? std::vector<at::Tensor>{tensor(out)} : vector(out), want,
-               std::string(c.name) + " out");
+    ExpectSame(TensorsOf(Result(out)), want, std::string(c.name) + " out");
   }
   if (f.in_place != nullptr) {
     const Handle x = std::get<Operand>(handles[0]).handle();

@@ -62,53 +62,30 @@
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/math_test_util.h"
 
 namespace kscope {
 namespace {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using testing::EmptyOf;
+using testing::ExpectSameTensors;
+using testing::TensorsOf;
 using ::testing::HasSubstr;
 
 using MathLinearAlgebraTest = LeakCheckTest;
 using Tensors = std::vector<at::Tensor>;
 
-// Same values, dtype and shape (integer results exactly).
-void ExpectSame(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
-  EXPECT_EQ(got.scalar_type(), want.scalar_type()) << what;
-  ASSERT_EQ(got.sizes(), want.sizes()) << what;
-  if (at::isFloatingType(want.scalar_type()) || at::isComplexType(want.scalar_type())) {
-    EXPECT_TRUE(at::allclose(got, want, 1e-6, 1e-8)) << what;
-  } else {
-    EXPECT_TRUE(at::equal(got, want)) << what;
-  }
-}
-
+// Linear algebra's results are compared more tightly than the default (rtol 1e-6, atol 1e-8).
 void ExpectSame(const Tensors& got, const Tensors& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < want.size(); ++i) ExpectSame(got[i], want[i], what + " result " + std::to_string(i));
+  ExpectSameTensors(got, want, what, /*rtol=*/1e-6, /*atol=*/1e-8);
 }
-
-// The tensors of a data result: one tensor, or a vector's.
-Tensors DataOf(const Result& r) {
-  if (const auto* v = std::get_if<TensorVector>(&r.value())) return *v;
-  return {r.tensor()};
-}
-
-// The tensors a handle holds: one tensor, or a vector's.
-Tensors HeldBy(Handle h) { return class_(h) == ObjectClass::kVector ? vector(h) : Tensors{tensor(h)}; }
 
 // Tuples of results as a list.
 template <typename... T>
 Tensors Many(const std::tuple<T...>& t) {
   return std::apply([](const auto&... x) { return Tensors{x...}; }, t);
-}
-
-// An empty tensor handle of the given type, for an output.
-Handle EmptyOf(at::ScalarType dtype) {
-  Options o;
-  o.dtype = dtype;
-  return empty({0}, o);
 }
 
 // One function, its tensor inputs, its other arguments (after the tensors) and the reference.
@@ -128,7 +105,7 @@ void ExpectEveryForm(const Case& c) {
   data.insert(data.end(), c.options.begin(), c.options.end());
   const Result by_data = math::Run(c.name, data);
   ASSERT_FALSE(by_data.is_handle()) << c.name;
-  ExpectSame(DataOf(by_data), want, std::string(c.name) + " data");
+  ExpectSame(TensorsOf(by_data), want, std::string(c.name) + " data");
 
   Scope scope = Scope::Open();
   std::vector<math::Arg> handles;
@@ -136,16 +113,16 @@ void ExpectEveryForm(const Case& c) {
   handles.insert(handles.end(), c.options.begin(), c.options.end());
   const Result by_handle = math::Run(c.name, handles);
   ASSERT_TRUE(by_handle.is_handle()) << c.name;
-  ExpectSame(HeldBy(by_handle.handle()), want, std::string(c.name) + " handle");
+  ExpectSame(TensorsOf(by_handle), want, std::string(c.name) + " handle");
 
   const Handle out = want.size() == 1 ? EmptyOf(want[0].scalar_type()) : vector(std::vector<Operand>{});
   EXPECT_TRUE(math::Run(c.name, handles, out).is_none()) << c.name;
-  ExpectSame(HeldBy(out), want, std::string(c.name) + " output");
+  ExpectSame(TensorsOf(Result(out)), want, std::string(c.name) + " output");
 
   if (math::Find(c.name)->in_place != nullptr) {
     const Handle first = std::get<Operand>(handles[0]).handle();
     EXPECT_TRUE(math::Run(c.name, handles, Handle(), /*in_place=*/true).is_none()) << c.name;
-    ExpectSame(tensor(first), want[0], std::string(c.name) + " in place");
+    ExpectSame({tensor(first)}, {want[0]}, std::string(c.name) + " in place");
   }
 }
 
@@ -245,25 +222,25 @@ TEST_F(MathLinearAlgebraTest, EveryFunctionMatchesLibtorch) {
 TEST_F(MathLinearAlgebraTest, MultidotTakesAListOrAVector) {
   const Tensors matrices{kTall, kSquare, kRhs};
   const at::Tensor want = at::linalg_multi_dot(matrices);
-  ExpectSame(math::Run("multidot", {std::vector<Operand>{Operand(kTall), Operand(kSquare), Operand(kRhs)}}).tensor(),
-             want, "multidot data");
+  ExpectSame(TensorsOf(math::Run("multidot", {std::vector<Operand>{Operand(kTall), Operand(kSquare), Operand(kRhs)}})),
+             {want}, "multidot data");
   Scope scope = Scope::Open();
   const Handle v =
       vector(std::vector<Operand>{Operand(kTall.clone()), Operand(kSquare.clone()), Operand(kRhs.clone())});
   const Result by_vector = math::Run("multidot", {Operand(v)});
   ASSERT_TRUE(by_vector.is_handle());
-  ExpectSame(tensor(by_vector.handle()), want, "multidot vector");
+  ExpectSame(TensorsOf(by_vector), {want}, "multidot vector");
   const Handle out = EmptyOf(at::kDouble);
   EXPECT_TRUE(math::Run("multidot", {std::vector<Operand>{Operand(tensor(kTall)), Operand(kSquare), Operand(kRhs)}},
                         out)
                   .is_none());
-  ExpectSame(tensor(out), want, "multidot output");
+  ExpectSame({tensor(out)}, {want}, "multidot output");
 }
 
 TEST_F(MathLinearAlgebraTest, CholxReportsTheFailingMinorUnlessAskedToCheck) {
   const at::Tensor not_definite = at::tensor({1.0, 2.0, 2.0, 1.0}, at::kDouble).view({2, 2});
   const Result r = math::Run("cholx", {Operand(not_definite)});
-  const Tensors parts = DataOf(r);
+  const Tensors parts = TensorsOf(r);
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[1].item<int>(), 2);
   EXPECT_THROW(math::Run("cholx", {Operand(not_definite), false, true}), c10::Error);

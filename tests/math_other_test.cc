@@ -19,29 +19,19 @@
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/math_test_util.h"
 
 namespace kscope {
 namespace {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using testing::EmptyOf;
+using testing::ExpectSameTensor;
 using ::testing::HasSubstr;
 
 using MathOtherTest = LeakCheckTest;
 using Args = std::vector<math::Arg>;
-
-// An empty tensor handle of type t, for outputs.
-Handle EmptyOf(at::ScalarType t) {
-  Options o;
-  o.dtype = t;
-  return empty({0}, o);
-}
-
-void ExpectSameTensor(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
-  EXPECT_EQ(got.scalar_type(), want.scalar_type()) << what;
-  EXPECT_EQ(got.sizes(), want.sizes()) << what;
-  EXPECT_TRUE(at::allclose(got, want, 1e-5, 1e-6)) << what;
-}
 
 // `name` on `inputs` then `rest`: as data, as handles, into an output handle and in place
 // where the function has those forms, each compared with want.

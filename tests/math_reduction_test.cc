@@ -50,12 +50,15 @@
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
+#include "tests/math_test_util.h"
 
 namespace kscope {
 namespace {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
+using testing::ExpectSameTensors;
+using testing::TensorsOf;
 using ::testing::HasSubstr;
 
 using MathReductionTest = LeakCheckTest;
@@ -74,25 +77,6 @@ Tensors Three(std::tuple<at::Tensor, at::Tensor, at::Tensor> t) {
   return {std::get<0>(t), std::get<1>(t), std::get<2>(t)};
 }
 
-void ExpectSame(const Tensors& got, const Tensors& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(got[i].scalar_type(), want[i].scalar_type()) << what << " result " << i;
-    EXPECT_EQ(got[i].sizes(), want[i].sizes()) << what << " result " << i;
-    EXPECT_TRUE(at::allclose(got[i], want[i], 1e-5, 1e-6, /*equal_nan=*/true)) << what << " result " << i;
-  }
-}
-
-// The tensors of a result: one tensor, or a vector's (data or handle).
-Tensors Values(const Result& r) {
-  if (r.is_handle()) {
-    if (class_(r.handle()) == ObjectClass::kVector) return vector(r.handle());
-    return {tensor(r.handle())};
-  }
-  if (const auto* v = std::get_if<TensorVector>(&r.value())) return *v;
-  return {r.tensor()};
-}
-
 // Runs a case with data, with handles and, where the function has one, into an output handle.
 void ExpectEveryForm(const Case& c) {
   const std::string what = std::string(c.name) + " (" + std::to_string(c.args.size()) + " args)";
@@ -107,18 +91,18 @@ void ExpectEveryForm(const Case& c) {
 
   const Result by_data = math::Run(c.name, data);
   ASSERT_FALSE(by_data.is_handle()) << what;
-  ExpectSame(Values(by_data), c.want, what + " data");
+  ExpectSameTensors(TensorsOf(by_data), c.want, what + " data");
 
   const Result by_handle = math::Run(c.name, handles);
   ASSERT_TRUE(by_handle.is_handle()) << what;
   EXPECT_EQ(class_(by_handle.handle()), c.want.size() == 1 ? ObjectClass::kTensor : ObjectClass::kVector) << what;
-  ExpectSame(Values(by_handle), c.want, what + " handle");
+  ExpectSameTensors(TensorsOf(by_handle), c.want, what + " handle");
 
   if (!math::Find(c.name)->writes_output) return;
   const Handle out = c.want.size() == 1 ? empty({0}, Options{c.want[0].scalar_type()})
                                         : vector(std::vector<Operand>{});
   EXPECT_TRUE(math::Run(c.name, handles, out).is_none()) << what;
-  ExpectSame(c.want.size() == 1 ? Tensors{tensor(out)} : vector(out), c.want, what + " out");
+  ExpectSameTensors(TensorsOf(Result(out)), c.want, what + " out");
 }
 
 constexpr std::int64_t kDim0 = 0, kDim1 = 1;

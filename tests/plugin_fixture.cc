@@ -16,6 +16,13 @@ KRef Q(absl::string_view literal) { return KRef(kq::Parse(literal)); }
 
 KRef List(std::initializer_list<kabi::K> items) { return KRef(kq::List(items)); }
 
+KRef ArgList(const std::vector<kabi::K>& items) {
+  if (items.size() == 1) return KRef(items[0]);
+  KRef list(kabi::ktn(kabi::kMixed, static_cast<long long>(items.size())));
+  for (std::size_t i = 0; i < items.size(); ++i) kabi::Items(list.get())[i] = items[i];
+  return list;
+}
+
 std::string S1(const KRef& x) { return khost::S1(x.get()); }
 
 std::int64_t PointerId(const KRef& pointer) { return kabi::Items(pointer.get())[0]->j; }

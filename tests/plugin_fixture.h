@@ -30,6 +30,9 @@ const khost::Library& Plugin();
 KRef Q(absl::string_view literal);
 // A general list of owned items; use x.share() to put a KRef's object in.
 KRef List(std::initializer_list<kabi::K> items);
+// q's argument list from owned items (ownership passes to the result): the one item itself,
+// as in f x, else a general list of them, as in f[x;y].
+KRef ArgList(const std::vector<kabi::K>& items);
 // q's one-line display of x.
 std::string S1(const KRef& x);
 // Every number of a real array (a real vector, or general lists of them), in row-major order;

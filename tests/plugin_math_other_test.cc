@@ -12,14 +12,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// q's argument list from owned items: the one item itself (f x), else a general list.
-KRef ArgList(const std::vector<kabi::K>& items) {
-  if (items.size() == 1) return KRef(items[0]);
-  KRef list(kabi::ktn(kabi::kMixed, static_cast<long long>(items.size())));
-  for (std::size_t i = 0; i < items.size(); ++i) kabi::Items(list.get())[i] = items[i];
-  return list;
-}
-
 struct Case {
   const char* name;
   const char* first;              // the tensor, a q literal

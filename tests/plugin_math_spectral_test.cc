@@ -22,14 +22,6 @@ using ::testing::FloatNear;
 using ::testing::HasSubstr;
 using ::testing::Pointwise;
 
-// q's argument list from owned items: the one item itself (f x), else a general list.
-KRef ArgList(const std::vector<kabi::K>& items) {
-  if (items.size() == 1) return KRef(items[0]);
-  KRef list(kabi::ktn(kabi::kMixed, static_cast<long long>(items.size())));
-  for (std::size_t i = 0; i < items.size(); ++i) kabi::Items(list.get())[i] = items[i];
-  return list;
-}
-
 std::vector<float> Floats(const at::Tensor& t) {
   const at::Tensor f = t.to(at::kFloat).contiguous();
   return std::vector<float>(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
