@@ -41,6 +41,34 @@ std::int64_t Args::LongAt(std::size_t i) const {
   }
 }
 
+double Args::DoubleAt(std::size_t i) const {
+  if (i >= size()) Expected(i, "number");
+  kabi::K x = items_[i];
+  switch (x->t) {
+    case -kabi::kFloat: return x->f;
+    case -kabi::kReal: return x->e;
+    case -kabi::kLong: return static_cast<double>(x->j);
+    case -kabi::kInt: return x->i;
+    case -kabi::kShort: return x->h;
+    default: Expected(i, "number");
+  }
+}
+
+c10::Scalar Args::ScalarAt(std::size_t i) const {
+  if (i >= size()) Expected(i, "number");
+  kabi::K x = items_[i];
+  switch (x->t) {
+    case -kabi::kBoolean: return c10::Scalar(x->g != 0);
+    case -kabi::kByte: return c10::Scalar(static_cast<std::int64_t>(x->g));
+    case -kabi::kShort: return c10::Scalar(static_cast<std::int64_t>(x->h));
+    case -kabi::kInt: return c10::Scalar(static_cast<std::int64_t>(x->i));
+    case -kabi::kLong: return c10::Scalar(static_cast<std::int64_t>(x->j));
+    case -kabi::kReal: return c10::Scalar(static_cast<double>(x->e));
+    case -kabi::kFloat: return c10::Scalar(x->f);
+    default: Expected(i, "number");
+  }
+}
+
 bool Args::BoolAt(std::size_t i) const {
   if (i >= size() || items_[i]->t != -kabi::kBoolean) Expected(i, "boolean");
   return items_[i]->g != 0;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/Scalar.h>
+
 #include "api/operand.h"
 #include "q/k_abi.h"
 #include "runtime/handle.h"
@@ -36,6 +38,8 @@ class Args {
   bool IsSymbolAt(std::size_t i) const;
   Handle PointerAt(std::size_t i) const;
   std::int64_t LongAt(std::size_t i) const;       // a long, int, short or byte atom
+  double DoubleAt(std::size_t i) const;           // a float, real, long, int or short atom
+  c10::Scalar ScalarAt(std::size_t i) const;      // a boolean, byte, short, int, long, real or float atom
   bool BoolAt(std::size_t i) const;               // a boolean atom
   std::string SymbolAt(std::size_t i) const;
   std::vector<std::string> SymbolsAt(std::size_t i) const;  // a symbol atom or vector

@@ -16,19 +16,6 @@ namespace {
 
 using kabi::K;
 
-// A number argument: a float, real, long, int or short atom.
-double NumberAt(const Args& a, std::size_t i) {
-  K x = a[i];
-  switch (x->t) {
-    case -kabi::kFloat: return x->f;
-    case -kabi::kReal: return x->e;
-    case -kabi::kLong: return static_cast<double>(x->j);
-    case -kabi::kInt: return x->i;
-    case -kabi::kShort: return x->h;
-    default: Fail("%s: arg[%d] expected number, given %s", a.fn(), i, KName(x));
-  }
-}
-
 // Norms as k: a float list.
 K Floats(const std::vector<double>& norms) {
   K v = kabi::ktn(kabi::kFloat, static_cast<long long>(norms.size()));
@@ -55,8 +42,8 @@ K Clip(K x) {
     const std::size_t numbers = a.size() - (flagged ? 1 : 0);
     if (numbers < 2 || numbers > 3 || (a.size() == 4 && !flagged)) a.Unrecognized();
     const Handle h = a.PointerAt(0);
-    const double max_norm = NumberAt(a, 1);
-    const double norm_type = numbers == 3 ? NumberAt(a, 2) : 2.0;
+    const double max_norm = a.DoubleAt(1);
+    const double norm_type = numbers == 3 ? a.DoubleAt(2) : 2.0;
     const ObjectClass c = class_(h);
     if (flagged && a.BoolAt(a.size() - 1) && (c == ObjectClass::kOptimizer || c == ObjectClass::kModel)) {
       return Floats(clip_groups(h, max_norm, norm_type));
@@ -70,7 +57,7 @@ K Clipv(K x) {
   return Guard([&] {
     const Args a("clipv", x);
     if (a.size() != 2) a.Unrecognized();
-    clipv(a.PointerAt(0), NumberAt(a, 1));
+    clipv(a.PointerAt(0), a.DoubleAt(1));
     return kabi::kf(kabi::kNullFloat);
   });
 }

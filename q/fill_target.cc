@@ -31,12 +31,4 @@ FillTarget FillTargetOf(const Args& a, std::size_t required, bool (*is_option)(c
   return FillTarget{init::Target(h), 1, false};
 }
 
-double NumberAt(const Args& a, std::size_t i) {
-  K x = a[i];
-  if (x->t == -kabi::kFloat) return x->f;
-  if (x->t == -kabi::kReal) return x->e;
-  if (x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort) return static_cast<double>(a.LongAt(i));
-  Fail("%s: arg[%d] expected number, given %s", a.fn(), i, KName(x));
-}
-
 }  // namespace kscope::q

@@ -28,10 +28,6 @@ struct FillTarget {
 // atom at item 1 is one of the function's options rather than a name.
 FillTarget FillTargetOf(const Args& a, std::size_t required, bool (*is_option)(const std::string&));
 
-// A number option: a float, real, long, int or short atom; kscope::Error naming a.fn()
-// otherwise.
-double NumberAt(const Args& a, std::size_t i);
-
 }  // namespace kscope::q
 
 #endif  // KSCOPE_Q_FILL_TARGET_H_

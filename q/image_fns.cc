@@ -35,21 +35,12 @@ std::optional<std::int64_t> OptionalLongAt(const Args& a, std::size_t i) {
   return v == kabi::kNullLong ? std::nullopt : std::optional<std::int64_t>(v);
 }
 
-// The number atom at i as a scalar (`otherwise` when the call has no argument i).
-c10::Scalar ScalarAt(const Args& a, std::size_t i, const c10::Scalar& otherwise) {
-  if (i >= a.size()) return otherwise;
-  if (a[i]->t >= 0 || a[i]->t == -kabi::kSymbol) {
-    Fail("%s: arg[%d] expected a number, given %s", a.fn(), i, KName(a[i]));
-  }
-  return TensorFromK(a.fn(), a[i]).item();
-}
-
 K Makegrid(K x) {
   return Guard([&] {
     const Args a("makegrid", x);
     if (a.size() < 2 || a.size() > 5) a.Unrecognized();
     return KFromResult(makegrid(a.InputAt(0), OptionalLongAt(a, 1), OptionalLongAt(a, 2),
-                                OptionalLongAt(a, 3).value_or(2), ScalarAt(a, 4, 0)));
+                                OptionalLongAt(a, 3).value_or(2), a.size() > 4 ? a.ScalarAt(4) : c10::Scalar(0)));
   });
 }
 

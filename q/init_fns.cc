@@ -34,7 +34,7 @@ bool IsKaimingOption(const std::string& s) { return s == "fanin" || s == "fanout
 // The number at i when given (and nothing after it), else `otherwise`.
 double OptionalNumberAt(const Args& a, std::size_t i, double otherwise) {
   if (a.size() > i + 1) a.Unrecognized();
-  return a.size() > i ? NumberAt(a, i) : otherwise;
+  return a.size() > i ? a.DoubleAt(i) : otherwise;
 }
 
 // Decodes the target, calls init(args, first option, target), and encodes the result.
@@ -75,7 +75,7 @@ K Kaiming(const char* fn, K x, void (*init)(const init::Target&, const init::Kai
     for (std::size_t i = first; i < a.size(); ++i) {
       if (a[i]->t != -kabi::kSymbol) {
         once(&slope, "slope");
-        o.a = NumberAt(a, i);
+        o.a = a.DoubleAt(i);
       } else if (const std::string s = a.SymbolAt(i); s == "fanin" || s == "fanout") {
         once(&mode, "fan mode");
         o.fan_out = s == "fanout";
@@ -98,7 +98,7 @@ K Fill(K x) {
     if (a.size() != i + 1) a.Unrecognized();
     const K v = a[i];
     if (v->t == -kabi::kFloat || v->t == -kabi::kReal) {
-      init::fill(t, NumberAt(a, i));
+      init::fill(t, a.DoubleAt(i));
     } else if (v->t == -kabi::kBoolean) {
       init::fill(t, a.BoolAt(i));
     } else {
@@ -125,7 +125,7 @@ K Kuniform(K x) { return Kaiming("kuniform", x, init::kaiming_uniform); }
 K Snormal(K x) {
   return InitCall("snormal", x, 1, NoOptionSymbols, [](const Args& a, std::size_t i, const init::Target& t) {
     if (a.size() <= i) a.Unrecognized();
-    init::sparse(t, NumberAt(a, i), OptionalNumberAt(a, i + 1, 0.01));
+    init::sparse(t, a.DoubleAt(i), OptionalNumberAt(a, i + 1, 0.01));
   });
 }
 
@@ -135,7 +135,7 @@ K Gain(K x) {
     const Args a("gain", x);
     if (a.size() != 1 && a.size() != 2) a.Unrecognized();
     const std::string nonlinearity = a.SymbolAt(0);
-    return kabi::kf(init::gain(nonlinearity, a.size() == 2 ? std::optional<double>(NumberAt(a, 1)) : std::nullopt));
+    return kabi::kf(init::gain(nonlinearity, a.size() == 2 ? std::optional<double>(a.DoubleAt(1)) : std::nullopt));
   });
 }
 

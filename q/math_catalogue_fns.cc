@@ -44,18 +44,6 @@ bool IsIntegerAtom(K x) { return x->t == -kabi::kLong || x->t == -kabi::kInt || 
 // A tensor item: a pointer, or k data that is not an atom of another kind.
 bool IsTensorItem(K x) { return IsPointer(x) || (x->t >= 0 && x->t < 20) || IsNumberAtom(x); }
 
-c10::Scalar ScalarOf(K x) {
-  switch (x->t) {
-    case -kabi::kBoolean: return c10::Scalar(x->g != 0);
-    case -kabi::kByte: return c10::Scalar(static_cast<std::int64_t>(x->g));
-    case -kabi::kShort: return c10::Scalar(static_cast<std::int64_t>(x->h));
-    case -kabi::kInt: return c10::Scalar(static_cast<std::int64_t>(x->i));
-    case -kabi::kLong: return c10::Scalar(static_cast<std::int64_t>(x->j));
-    case -kabi::kReal: return c10::Scalar(static_cast<double>(x->e));
-    default: return c10::Scalar(x->f);
-  }
-}
-
 // Whether item x fits a parameter of `kind` (used to place optional arguments).
 bool Fits(char kind, K x) {
   switch (kind) {
@@ -145,13 +133,12 @@ class Parser {
     K x = a_[i];
     switch (kind) {
       case 'n':
-        if (IsNumberAtom(x)) return ScalarOf(x);
+        if (IsNumberAtom(x)) return a_.ScalarAt(i);
         return TensorAt(i);
       case 't': return TensorAt(i);
       case 'T': return Tensors(i);
       case 's':
-        if (!IsNumberAtom(x)) Fail("%s: arg[%d] expected number, given %s", f_.name, i, KName(x));
-        return ScalarOf(x);
+        return a_.ScalarAt(i);
       case 'l': return a_.LongAt(i);
       case 'L': return a_.LongsAt(i);
       case 'b': return a_.BoolAt(i);

@@ -69,7 +69,7 @@ K Normal(K x) {
   return FillCall({"normal", "no options or mean and std", 0b101u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
                     if (n == 0) return random_fill::normal(t);
-                    random_fill::normal(t, NumberAt(a, i), NumberAt(a, i + 1));
+                    random_fill::normal(t, a.DoubleAt(i), a.DoubleAt(i + 1));
                   });
 }
 
@@ -77,7 +77,7 @@ K Uniform(K x) {
   return FillCall({"uniform", "no options or low and high", 0b101u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
                     if (n == 0) return random_fill::uniform(t);
-                    random_fill::uniform(t, NumberAt(a, i), NumberAt(a, i + 1));
+                    random_fill::uniform(t, a.DoubleAt(i), a.DoubleAt(i + 1));
                   });
 }
 
@@ -92,28 +92,28 @@ K Random(K x) {
 K Cauchy(K x) {
   return FillCall({"cauchy", "median and sigma", 0b100u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::cauchy(t, NumberAt(a, i), NumberAt(a, i + 1));
+                    random_fill::cauchy(t, a.DoubleAt(i), a.DoubleAt(i + 1));
                   });
 }
 
 K Exponential(K x) {
   return FillCall({"exponential", "rate", 0b10u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::exponential(t, NumberAt(a, i));
+                    random_fill::exponential(t, a.DoubleAt(i));
                   });
 }
 
 K Geometric(K x) {
   return FillCall({"geometric", "probability", 0b10u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::geometric(t, NumberAt(a, i));
+                    random_fill::geometric(t, a.DoubleAt(i));
                   });
 }
 
 K Lognormal(K x) {
   return FillCall({"lognormal", "mean and std", 0b100u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::lognormal(t, NumberAt(a, i), NumberAt(a, i + 1));
+                    random_fill::lognormal(t, a.DoubleAt(i), a.DoubleAt(i + 1));
                   });
 }
 

@@ -38,17 +38,6 @@ bool IsIntegers(K x) {
          x->t == kabi::kByte;
 }
 
-c10::Scalar ScalarAt(const Args& a, std::size_t i) {
-  kabi::K x = i < a.size() ? a[i] : nullptr;
-  if (x != nullptr && (x->t == -kabi::kFloat || x->t == -kabi::kReal)) {
-    return c10::Scalar(x->t == -kabi::kFloat ? x->f : static_cast<double>(x->e));
-  }
-  if (x != nullptr && x->t == -kabi::kBoolean) return c10::Scalar(x->g != 0);
-  return c10::Scalar(a.LongAt(i));
-}
-
-double DoubleAt(const Args& a, std::size_t i) { return ScalarAt(a, i).toDouble(); }
-
 // ktorch's creation modes: how many arguments follow the mode, in the plain form and in the
 // _like form (like_max 0: none), and whether the positional arguments may be tensors.
 struct Mode {
@@ -113,7 +102,7 @@ Handle CreateLike(const Args& a, const Creation& c) {
   if (c.mode == "ones") return ones_like(example, o);
   if (c.mode == "rand") return rand_like(example, o);
   if (c.mode == "randn") return randn_like(example, o);
-  if (c.mode == "full") return full_like(example, ScalarAt(a, 2), o);
+  if (c.mode == "full") return full_like(example, a.ScalarAt(2), o);
   return c.n == 2 ? randint_like(example, 0, a.LongAt(2), o) : randint_like(example, a.LongAt(2), a.LongAt(3), o);
 }
 
@@ -150,7 +139,7 @@ K Create(const Args& a) {
   }
   if (m == "full") {
     const Shape size = a.LongsAt(1);
-    const c10::Scalar value = ScalarAt(a, 2);
+    const c10::Scalar value = a.ScalarAt(2);
     return MakeOrWrite(c, [&](const Options& o) { return full(size, value, o); },
                        [&](Handle out) { full_out(out, size, value); });
   }
@@ -166,9 +155,9 @@ K Create(const Args& a) {
                        [&](Handle out) { randperm_out(out, count); });
   }
   if (m == "arange" || m == "range") {
-    const c10::Scalar start = n == 1 ? c10::Scalar(0) : ScalarAt(a, 1);
-    const c10::Scalar end = ScalarAt(a, n == 1 ? 1 : 2);
-    const c10::Scalar step = n == 3 ? ScalarAt(a, 3) : c10::Scalar(1);
+    const c10::Scalar start = n == 1 ? c10::Scalar(0) : a.ScalarAt(1);
+    const c10::Scalar end = a.ScalarAt(n == 1 ? 1 : 2);
+    const c10::Scalar step = n == 3 ? a.ScalarAt(3) : c10::Scalar(1);
     if (m == "range") {
       return MakeOrWrite(c, [&](const Options& o) { return range(start, end, step, o); },
                          [&](Handle out) { range_out(out, start, end, step); });
@@ -177,13 +166,13 @@ K Create(const Args& a) {
                        [&](Handle out) { arange_out(out, start, end, step); });
   }
   if (m == "linspace" || m == "logspace") {
-    const c10::Scalar start = ScalarAt(a, 1), end = ScalarAt(a, 2);
+    const c10::Scalar start = a.ScalarAt(1), end = a.ScalarAt(2);
     const std::int64_t steps = n >= 3 ? a.LongAt(3) : kDefaultSteps;
     if (m == "linspace") {
       return MakeOrWrite(c, [&](const Options& o) { return linspace(start, end, steps, o); },
                          [&](Handle out) { linspace_out(out, start, end, steps); });
     }
-    const double base = n == 4 ? DoubleAt(a, 4) : 10.0;
+    const double base = n == 4 ? a.ScalarAt(4).toDouble() : 10.0;
     return MakeOrWrite(c, [&](const Options& o) { return logspace(start, end, steps, base, o); },
                        [&](Handle out) { logspace_out(out, start, end, steps, base); });
   }

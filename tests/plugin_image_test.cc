@@ -84,7 +84,7 @@ TEST_F(PluginImageTest, MakegridErrorsNameTheFunction) {
             "makegrid: 1 rows x 2 cols hold 2 images, given 3");
   EXPECT_THAT(Error("makegrid", List({t.share(), kq::Sym("a")})), HasSubstr("makegrid: arg[1] expected long"));
   EXPECT_THAT(Error("makegrid", List({t.share(), kq::Long(2), kq::Long(2), kq::Long(1), kq::Sym("a")})),
-              HasSubstr("makegrid: arg[4] expected a number"));
+              HasSubstr("makegrid: arg[4] expected number"));
   EXPECT_THAT(Error("makegrid", t), HasSubstr("makegrid: unrecognized arg(s)"));
   EXPECT_EQ(S1(Call("tensor", t)), S1(Q("(enlist ,1;enlist ,2;enlist ,3)")));
   Call("free", t);
