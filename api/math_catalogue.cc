@@ -107,6 +107,12 @@ bool SpreadVectors(const std::vector<Parameter>& params, std::vector<Arg>* args)
   for (std::size_t i = 0; i < params.size(); ++i) {
     const auto* given = std::get_if<Operand>(&(*args)[i]);
     if (params[i].kind != 't' || given == nullptr || !given->is_handle()) continue;
+    // Only a handle followed by an unfilled tensor parameter can be a vector to spread: the
+    // common call pays no table lookup here.
+    if (i + 1 >= params.size() || params[i + 1].kind != 't' ||
+        !std::holds_alternative<std::monostate>((*args)[i + 1])) {
+      continue;
+    }
     std::optional<TensorVector> tensors = VectorTensors(given->handle());
     if (!tensors) continue;
     const std::size_t n = tensors->size();
