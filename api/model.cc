@@ -63,7 +63,10 @@ Handle model(absl::Span<const Handle> parts) {
   if (!p.module) Fail("model: module not specified");
   if (!p.loss) Fail("model: loss not specified");
   if (!p.optimizer) Fail("model: optimizer not specified");
-  auto m = std::make_shared<Model>(Model{std::move(p.module), std::move(p.loss), std::move(p.optimizer)});
+  auto m = std::make_shared<Model>();
+  m->module = std::move(p.module);
+  m->loss = std::move(p.loss);
+  m->optimizer = std::move(p.optimizer);
   return OwnConsuming(parts, Object(std::shared_ptr<CompositeObject>(std::make_shared<ModelObject>(std::move(m)))),
                       "model");
 }

@@ -16,6 +16,8 @@
 #include "absl/cleanup/cleanup.h"
 #include "api/batch_window.h"
 #include "api/clip.h"
+#include "api/distributed/group_object.h"
+#include "api/distributed/model_sync.h"
 #include "api/model_data.h"
 #include "api/nn/forward_io.h"
 #include "api/nn/model_object.h"
@@ -62,26 +64,44 @@ at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat, 
   return nn::SingleOutput(fn, l.spec().kind->forward(l.module(), inputs));
 }
 
-// One training step on x and y: the loss, and the parts of the last evaluation's output in
-// *output (detached).
-at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y,
+// The rows of a batch: its input's first dimension (1 for a scalar).
+std::int64_t Rows(const DataTensors& x) {
+  const at::Tensor& first = x.tensors.front();
+  return first.dim() > 0 ? first.size(0) : 1;
+}
+
+// One training step on x and y (null for a rank of a group without a batch in this step): the
+// loss of the step's first evaluation of x and y, and the parts of its last evaluation's output
+// in *output (detached). Under a process group the gradients are averaged over the ranks before
+// clipping, and the optimizer sees the averaged loss.
+at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* x, const DataTensors* y,
                      const std::vector<at::Tensor>& state = {}, std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
-  return optimizer.step([&] {
+  at::Tensor first;
+  optimizer.step([&] {
     optimizer.zero_grad();
-    std::vector<at::Tensor> parts = Parts(Output(fn, model, x, false, state));
-    at::Tensor loss = Loss(fn, model, parts.front(), y.tensors);
-    loss.backward();
+    at::Tensor loss;
+    if (x != nullptr) {
+      std::vector<at::Tensor> parts = Parts(Output(fn, model, *x, false, state));
+      loss = Loss(fn, model, parts.front(), y->tensors);
+      loss.backward();
+      if (!first.defined()) first = loss;
+      if (output != nullptr) {
+        output->clear();
+        for (const at::Tensor& part : parts) output->push_back(part.detach());
+      }
+    }
+    if (model.group) {
+      loss = distributed::AverageGradients(fn, *model.group, model.optimizer->parameters(), loss,
+                                           x != nullptr ? Rows(*x) : 0);
+    }
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).
     if (model.train.get().sync && !loss.is_cpu()) loss.item<double>();
     clip_by_options(model);
-    if (output != nullptr) {
-      output->clear();
-      for (const at::Tensor& part : parts) output->push_back(part.detach());
-    }
     return loss;
   });
+  return first;
 }
 
 at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
@@ -100,13 +120,15 @@ bool Wants(const nn::RunOptions& o, std::initializer_list<Metric> any) {
 // What a run collects per batch (only what its metrics need), and the metrics from it.
 class Collector {
  public:
-  // `batches`: the number of batches of all tasks, which the `loss` metric divides by.
-  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches)
+  // `batches`: the number of batches of all tasks, which the `loss` metrics divide by; `group`:
+  // the process group the group metrics add up over (null: this process alone).
+  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches, const distributed::GroupObject* group)
       : fn_(fn),
         options_(options),
         batches_(batches),
-        losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss})),
-        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches})),
+        group_(group),
+        losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss, Metric::kGroupLoss})),
+        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy, Metric::kGroupMatches})),
         predict_wanted_(Wants(options, {Metric::kPredict})),
         output_wanted_(Wants(options, {Metric::kOutput})),
         hidden_wanted_(Wants(options, {Metric::kHidden})),
@@ -127,9 +149,13 @@ class Collector {
     if (cell_wanted_) cells_.push_back(Part(output, 2, Metric::kHiddenCell));
   }
 
+  // The metrics; under a process group a collective (every rank calls it once per epoch).
   RunMetrics Metrics() const {
+    // Summed over the ranks: the batch losses, the matched and the total counts.
+    at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()), static_cast<double>(total_)});
+    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals);
     RunMetrics r{{}, options_.tensor, options_.dictionary};
-    for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric));
+    for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
     return r;
   }
 
@@ -146,13 +172,15 @@ class Collector {
     total_ += y.numel();
   }
 
-  at::Tensor Value(Metric metric) const {
+  at::Tensor Value(Metric metric, const at::Tensor& totals) const {
     switch (metric) {
-      case Metric::kLoss:  // a double, as ktorch's
-        return Losses().sum().to(at::kDouble) / static_cast<double>(std::max<std::int64_t>(batches_, 1));
+      case Metric::kLoss: return MeanLoss(Losses().sum().item<double>());
       case Metric::kBatchLoss: return Losses();
-      case Metric::kAccuracy: return at::scalar_tensor(total_ == 0 ? 0.0 : 100.0 * Matched() / total_, at::kDouble);
+      case Metric::kAccuracy: return Accuracy(Matched(), total_);
       case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{Matched(), total_});
+      case Metric::kGroupLoss: return MeanLoss(totals[0].item<double>());
+      case Metric::kGroupAccuracy: return Accuracy(totals[1].item<double>(), totals[2].item<double>());
+      case Metric::kGroupMatches: return totals.narrow(0, 1, 2).to(at::kLong);
       case Metric::kPredict: return Cat(predicted_);
       case Metric::kOutput: return Cat(outputs_);
       case Metric::kHidden: return Cat(hidden_);
@@ -161,6 +189,13 @@ class Collector {
     Fail("%s: unknown metric", fn_);
   }
 
+  // A loss sum over the batches of all tasks: a double, as ktorch's.
+  at::Tensor MeanLoss(double sum) const {
+    return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)), at::kDouble);
+  }
+  static at::Tensor Accuracy(double matched, double total) {
+    return at::scalar_tensor(total == 0 ? 0.0 : 100.0 * matched / total, at::kDouble);
+  }
   std::int64_t Matched() const { return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>(); }
   at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
   static at::Tensor Cat(const std::vector<at::Tensor>& parts) { return parts.empty() ? at::empty({0}) : at::cat(parts); }
@@ -168,6 +203,7 @@ class Collector {
   const char* fn_;
   const nn::RunOptions& options_;
   const std::int64_t batches_;
+  const distributed::GroupObject* const group_;
   const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
   std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
   std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
@@ -231,13 +267,13 @@ void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer
 
 at::Tensor model_backstep(Handle m) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
-  return TrainStep("backstep", model, model.train_data.input, model.train_data.target).detach();
+  return TrainStep("backstep", model, &model.train_data.input, &model.train_data.target).detach();
 }
 
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
-  return TrainStep("backstep", model, model_data_tensors("backstep", m, x), model_data_tensors("backstep", m, y))
-      .detach();
+  const DataTensors input = model_data_tensors("backstep", m, x), target = model_data_tensors("backstep", m, y);
+  return TrainStep("backstep", model, &input, &target).detach();
 }
 
 RunMetrics run(Handle m) {
@@ -246,13 +282,22 @@ RunMetrics run(Handle m) {
   const nn::RunOptions& o = model.train.get();
   return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
     model_batchinit(m, DataMode::kTrain);
-    Collector collector("run", o, AllBatches(m, DataMode::kTrain, o));
+    const std::int64_t batches = AllBatches(m, DataMode::kTrain, o);
+    if (model.group) distributed::CheckEpoch("run", *model.group, o, batches);
+    Collector collector("run", o, batches, model.group.get());
     std::vector<at::Tensor> output;
-    while (model_batch(m, DataMode::kTrain)) {
+    std::int64_t steps = 0;
+    for (; model_batch(m, DataMode::kTrain); ++steps) {
       nn::ModelData& data = model.train_data;
-      const at::Tensor loss = TrainStep("run", model, data.input, data.target, data.hidden, &output);
+      const at::Tensor loss = TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
       collector.Add(loss, output, data.target);
       CarryHidden(o, output, data);
+    }
+    // Under a group every rank takes as many steps as task 0, which has the most batches.
+    if (model.group) {
+      for (const std::int64_t task0 = (batches + o.tasks - 1) / o.tasks; steps < task0; ++steps) {
+        TrainStep("run", model, nullptr, nullptr);
+      }
     }
     return collector.Metrics();
   });
@@ -265,7 +310,9 @@ RunMetrics testrun(Handle m) {
   c10::NoGradGuard no_grad;
   return EndingTheEpochOnError(m, DataMode::kTest, [&] {
     model_batchinit(m, DataMode::kTest);
-    Collector collector("testrun", o, AllBatches(m, DataMode::kTest, o));
+    const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
+    if (model.group) distributed::CheckEpoch("testrun", *model.group, o, batches);
+    Collector collector("testrun", o, batches, model.group.get());
     while (model_batch(m, DataMode::kTest)) {
       nn::ModelData& data = model.test_data;
       const std::vector<at::Tensor> output = Parts(Output("testrun", model, data.input, true, data.hidden));

@@ -27,7 +27,8 @@
 //     (api/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/batch_window.h, api/shuffle.h);
 //   - process groups and their collectives across processes (api/distributed/group.h: group;
-//     api/distributed/collectives.h: allreduce, broadcast, allgather, barrier);
+//     api/distributed/collectives.h: allreduce, broadcast, allgather, barrier) and models
+//     trained over them (api/distributed/distribute.h: distribute, undistribute);
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -50,6 +51,7 @@
 #include "api/complex_parts.h"
 #include "api/container.h"
 #include "api/distributed/collectives.h"
+#include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
 #include "api/functional.h"
 #include "api/image.h"

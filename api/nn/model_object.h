@@ -23,6 +23,10 @@
 #include "runtime/composite_object.h"
 #include "runtime/handle.h"
 
+namespace kscope::distributed {
+class GroupObject;  // api/distributed/group_object.h
+}  // namespace kscope::distributed
+
 namespace kscope::nn {
 
 // A model's input or its target (ktorch's x and y: a tensor, a vector of tensors, a dictionary
@@ -58,6 +62,9 @@ struct Model {
   ModelOptions test{DataMode::kTest};
   ModelData train_data{};
   ModelData test_data{};
+  // The process group training is spread over (api/distributed/distribute.h); null: this process
+  // alone. Shared with the group's handles: the connections stay open while the model is bound.
+  std::shared_ptr<distributed::GroupObject> group;
 };
 
 class ModelObject : public CompositeObject {

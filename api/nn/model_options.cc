@@ -10,7 +10,8 @@ namespace kscope::nn {
 namespace {
 
 constexpr const char* kMetricNames[] = {"loss", "batchloss", "accuracy", "matches",
-                                        "predict", "output", "hidden", "hiddencell"};
+                                        "predict", "output", "hidden", "hiddencell",
+                                        "grouploss", "groupaccuracy", "groupmatches"};
 
 // One option: its spec with the training default, the testing default, and whether testing has it.
 struct Row {

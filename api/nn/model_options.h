@@ -17,7 +17,7 @@
 //   tensor      boolean          run/testrun return tensors instead of k values
 //   dictionary  boolean          run/testrun return a dictionary keyed by metric name
 //   metrics     symbols          any of loss batchloss accuracy matches predict output hidden
-//                                hiddencell (none allowed)
+//                                hiddencell grouploss groupaccuracy groupmatches (none allowed)
 //
 // A value type (copyable); thread-compatible. Set validates every given value and the options
 // as a whole, then commits; on any error it throws kscope::Error naming `train` or `test`
@@ -37,7 +37,10 @@ namespace kscope::nn {
 
 enum class DataMode { kTrain, kTest };
 
-enum class Metric { kLoss, kBatchLoss, kAccuracy, kMatches, kPredict, kOutput, kHidden, kHiddenCell };
+enum class Metric {
+  kLoss, kBatchLoss, kAccuracy, kMatches, kPredict, kOutput, kHidden, kHiddenCell,
+  kGroupLoss, kGroupAccuracy, kGroupMatches,  // loss, accuracy, matches over every task of a process group
+};
 
 // ktorch's name of a metric: "loss", "batchloss", ...
 const char* MetricName(Metric m);

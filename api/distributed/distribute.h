@@ -1,0 +1,48 @@
+// Data-parallel training: a model bound to a process group (api/distributed/group.h), one rank
+// per task in ktorch's sense of `task` and `tasks`.
+//
+// distribute(m, g) binds model m to group g (a null Handle: the default group). It is a
+// collective: every rank calls it, with a model of the same structure. It overwrites every
+// rank's parameters, buffers and optimizer state with rank 0's (so every rank starts alike) and
+// sets the model's train and test options `task` and `tasks` to the rank and the world. Then:
+//   - run m takes this rank's batches of each epoch (t, t+n, t+2n, … of one shuffle shared
+//     through `shuffleseed`, as ktorch's tasks) and in every step averages the gradients over the
+//     ranks before clipping and the optimizer's step (api/distributed/model_sync.h: weighted by
+//     each rank's rows, one bucketed allreduce, as DDP's reducer without overlap), so every
+//     rank takes the same steps and keeps identical parameters. For a loss that averages over
+//     rows (the default), a step equals one single-process step on the union of the ranks'
+//     batches. A rank whose share of an epoch is a batch shorter takes its last step without one.
+//   - backstep(m[;x;y]) averages the same way (every rank must call it); backward and step stay
+//     local to the rank.
+//   - Metrics: loss, batchloss, accuracy, matches, predict, output, hidden, hiddencell stay per
+//     task (ktorch's meaning: `loss` divides this task's batch losses by the batches of all
+//     tasks, so the tasks' losses add up to the epoch's); grouploss, groupaccuracy and
+//     groupmatches are over every task (one allreduce at the end of the epoch). testrun takes
+//     this rank's share of the test batches and reduces the group metrics the same way.
+//   - run and testrun first check, with one allgather, that every rank has the same number of
+//     batches and is the task of its rank.
+// undistribute(m) unbinds the model (training is local again; the options stay as they are).
+//
+// Ownership: the model holds the group's connections while bound, whatever becomes of the
+// group's handles. Failure: a rank that dies or stops calling makes the others' run fail within
+// the group's timeout with kscope::Error ("run: rank 0 of 3 failed: <reason>"); as after any
+// failed run, the model's data is restored and no epoch is left under way. Errors naming
+// `distribute`: no model, no group, option errors (api/nn/model_options.h: more than one task
+// needs a non-zero batchsize), ranks whose modules or optimizer states differ in structure; on an
+// error the model is unchanged. Thread-safety: as for models (api/model.h).
+#ifndef KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
+#define KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
+
+#include "runtime/handle.h"
+
+namespace kscope {
+
+void distribute(Handle m, Handle g = Handle());
+void undistribute(Handle m);
+
+// Whether model m is bound to a group.
+bool is_distributed(Handle m);
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_

@@ -1,0 +1,146 @@
+#include "api/distributed/model_sync.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/distributed/buckets.h"
+#include "api/nn/optimizer_kind.h"
+#include "runtime/errors.h"
+#include "runtime/names.h"
+
+namespace kscope::distributed {
+namespace {
+
+// Each rank's `values` (a row of longs, the same length on every rank), one row per rank.
+at::Tensor Gathered(const char* fn, const GroupObject& g, const std::vector<std::int64_t>& values) {
+  return at::stack(g.AllGather(fn, at::tensor(values)));
+}
+
+// What must match across ranks for their tensors to be broadcast into each other: each
+// tensor's dtype and sizes, in order, summed up as one number.
+void Describe(const at::Tensor& t, std::string& text) {
+  absl::StrAppend(&text, DtypeName(t.scalar_type()), "[", absl::StrJoin(t.sizes(), ","), "];");
+}
+std::int64_t Fingerprint(const std::string& text) { return static_cast<std::int64_t>(std::hash<std::string>{}(text)); }
+
+// Each optimized parameter's state as named buffers (none for a parameter without state yet).
+std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o, const std::vector<at::Tensor>& parameters) {
+  auto& state = o.optimizer().state();
+  std::vector<OptimizerBuffers> saved(parameters.size());
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    auto it = state.find(nn::StateKeyOf(parameters[i]));
+    if (it != state.end()) saved[i] = o.spec().kind->save(*it->second);
+  }
+  return saved;
+}
+
+}  // namespace
+
+void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
+  torch::nn::Module& module = model.module->module();
+  std::vector<at::Tensor> tensors = module.parameters();
+  for (const at::Tensor& b : module.buffers()) tensors.push_back(b);
+  std::string module_text;
+  for (const at::Tensor& t : tensors) Describe(t, module_text);
+  const std::size_t module_tensors = tensors.size();
+
+  const nn::OptimizerObject& o = *model.optimizer;
+  const std::vector<at::Tensor> parameters = o.parameters();
+  std::vector<OptimizerBuffers> saved = SavedState(o, parameters);
+  std::string state_text;
+  for (std::size_t i = 0; i < saved.size(); ++i) {
+    absl::StrAppend(&state_text, i, ":");
+    for (const auto& [name, buffer] : saved[i]) {
+      absl::StrAppend(&state_text, name, "=");
+      Describe(buffer, state_text);
+      tensors.push_back(buffer);
+    }
+  }
+
+  const at::Tensor all = Gathered(fn, g, {Fingerprint(module_text), Fingerprint(state_text)});
+  for (int r = 1; r < g.world(); ++r) {
+    if (all[r][0].item<std::int64_t>() != all[0][0].item<std::int64_t>()) {
+      Fail("%s: rank %d's module differs from rank 0's (parameter and buffer sizes and types)", fn, r);
+    }
+    if (all[r][1].item<std::int64_t>() != all[0][1].item<std::int64_t>()) {
+      Fail("%s: rank %d's optimizer state differs from rank 0's (which parameters have state, the buffers' "
+           "sizes): bind the model before its first step, or give every rank the same state", fn, r);
+    }
+  }
+
+  Buckets buckets(tensors);
+  for (at::Tensor& flat : buckets.flat()) g.Broadcast(fn, flat, 0);
+  // Every broadcast succeeded: now the model changes.
+  buckets.CopyBack(std::vector<at::Tensor>(tensors.begin(), tensors.begin() + module_tensors));
+  std::size_t next = module_tensors;
+  auto& state = o.optimizer().state();
+  for (std::size_t i = 0; i < saved.size(); ++i) {
+    if (saved[i].empty()) continue;
+    for (auto& [name, buffer] : saved[i]) buffer = buckets.Unpacked(next++);
+    const std::string name = absl::StrCat("parameter ", i);
+    state[nn::StateKeyOf(parameters[i])] = o.spec().kind->load(nn::SavedBuffers(name, parameters[i], saved[i]));
+  }
+}
+
+at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
+                            const at::Tensor& loss, std::int64_t rows) {
+  if (parameters.empty()) Fail("%s: the optimizer has no parameters to average gradients of", fn);
+  at::NoGradGuard no_grad;
+  const c10::TensorOptions like = parameters.front().options();
+  std::vector<at::Tensor> tensors;
+  for (const at::Tensor& p : parameters) {
+    tensors.push_back(rows > 0 && p.grad().defined() ? p.grad() : at::zeros_like(p));
+  }
+  const std::size_t n = parameters.size();
+  tensors.push_back(rows > 0 ? loss.detach().to(like).reshape({}) : at::zeros({}, like));
+  tensors.push_back(at::ones({}, like));  // scaled by rows with the rest: this rank's weight
+  Buckets buckets(tensors);
+  for (at::Tensor& flat : buckets.flat()) {
+    flat.mul_(static_cast<double>(rows));
+    g.AllReduce(fn, flat, Reduction::kSum);
+  }
+  const double total = buckets.Unpacked(n + 1).item<double>();
+  if (total <= 0) Fail("%s: no rank had a batch in this step", fn);
+  for (std::size_t i = 0; i < n; ++i) {
+    at::Tensor p = parameters[i];
+    p.mutable_grad() = buckets.Unpacked(i).div(total);
+  }
+  return buckets.Unpacked(n).div(total);
+}
+
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches) {
+  const at::Tensor all = Gathered(fn, g, {batches, options.task, options.tasks});
+  const std::int64_t first = all[0][0].item<std::int64_t>();
+  for (int r = 0; r < g.world(); ++r) {
+    const std::int64_t task = all[r][1].item<std::int64_t>(), tasks = all[r][2].item<std::int64_t>();
+    if (task != r || tasks != g.world()) {
+      Fail("%s: rank %d is task %d of %d, but a model bound to a group of %d must be task %d of %d", fn, r, task,
+           tasks, g.world(), r, g.world());
+    }
+    const std::int64_t mine = all[r][0].item<std::int64_t>();
+    if (mine != first) {
+      Fail("%s: rank %d has %d batches in all, rank 0 has %d: give every rank the same data and batchsize", fn, r,
+           mine, first);
+    }
+  }
+}
+
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values) {
+  at::Tensor sum = values.clone();
+  g.AllReduce(fn, sum, Reduction::kSum);
+  return sum;
+}
+
+}  // namespace kscope::distributed
