@@ -32,4 +32,6 @@ int group_rank(Handle g) { return distributed::GroupOf("rank", g)->rank(); }
 
 int group_world(Handle g) { return distributed::GroupOf("world", g)->world(); }
 
+GroupOptions group_options(Handle g) { return distributed::GroupOf("group", g)->options(); }
+
 }  // namespace kscope

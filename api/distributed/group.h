@@ -43,6 +43,9 @@ Handle default_group(const char* fn);
 int group_rank(Handle g = Handle());
 int group_world(Handle g = Handle());
 
+// What group g (null: the default group) was made from, its timeout included.
+GroupOptions group_options(Handle g = Handle());
+
 }  // namespace kscope
 
 #endif  // KSCOPE_API_DISTRIBUTED_GROUP_H_

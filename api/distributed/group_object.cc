@@ -68,10 +68,7 @@ c10d::ReduceOp::RedOpType OpOf(Reduction op) {
 }  // namespace
 
 struct GroupObject::State {
-  int rank;
-  int world;
-  std::string backend;
-  std::string rendezvous;
+  GroupOptions options;
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<Collectives> collectives;
 
@@ -80,7 +77,7 @@ struct GroupObject::State {
     try {
       work->wait();
     } catch (const std::exception& e) {
-      Fail("%s: rank %d of %d failed: %s", fn, rank, world, FailureText(e));
+      Fail("%s: rank %d of %d failed: %s", fn, options.rank, options.world, FailureText(e));
     }
   }
 };
@@ -92,7 +89,7 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
   if (o.backend != "gloo" && o.backend != "nccl") Fail("%s: unrecognized backend `%s, expected `gloo or `nccl", fn, o.backend);
   if (o.timeout.count() <= 0) Fail("%s: timeout must be positive, given %d ms", fn, o.timeout.count());
   const Rendezvous r = ParseRendezvous(fn, o.rendezvous);
-  auto state = std::make_shared<State>(State{o.rank, o.world, o.backend, o.rendezvous, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
+  auto state = std::make_shared<State>(State{o, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
   try {
     state->collectives = Connect(o, r, state->store);
   } catch (const kscope::Error&) {
@@ -105,8 +102,8 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
 }
 
 std::string GroupObject::str() const {
-  return absl::StrFormat("%s process group: rank %d of %d at %s", state_->backend, state_->rank, state_->world,
-                         state_->rendezvous);
+  return absl::StrFormat("%s process group: rank %d of %d at %s", state_->options.backend, state_->options.rank,
+                         state_->options.world, state_->options.rendezvous);
 }
 
 std::shared_ptr<CompositeObject> GroupObject::share() const {
@@ -117,15 +114,16 @@ void GroupObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarTy
   Fail("to: not implemented for groups");
 }
 
-int GroupObject::rank() const { return state_->rank; }
-int GroupObject::world() const { return state_->world; }
+int GroupObject::rank() const { return state_->options.rank; }
+int GroupObject::world() const { return state_->options.world; }
+GroupOptions GroupObject::options() const { return state_->options; }
 
 void GroupObject::AllReduce(const char* fn, at::Tensor& tensor, Reduction op) const {
   std::vector<at::Tensor> tensors{tensor};
   c10d::AllreduceOptions options;
   options.reduceOp = OpOf(op);
   state_->Wait(fn, state_->collectives->allreduce(tensors, options));
-  if (op == Reduction::kMean) tensor.div_(state_->world);
+  if (op == Reduction::kMean) tensor.div_(state_->options.world);
 }
 
 void GroupObject::Broadcast(const char* fn, at::Tensor& tensor, int root) const {
@@ -137,7 +135,7 @@ void GroupObject::Broadcast(const char* fn, at::Tensor& tensor, int root) const 
 
 std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor& tensor) const {
   std::vector<std::vector<at::Tensor>> outputs(1);
-  for (int i = 0; i < state_->world; ++i) outputs[0].push_back(at::empty_like(tensor));
+  for (int i = 0; i < state_->options.world; ++i) outputs[0].push_back(at::empty_like(tensor));
   std::vector<at::Tensor> inputs{tensor};
   state_->Wait(fn, state_->collectives->allgather(outputs, inputs));
   return std::move(outputs[0]);

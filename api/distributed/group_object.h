@@ -42,6 +42,8 @@ class GroupObject final : public CompositeObject {
 
   int rank() const;
   int world() const;
+  // What the group was made from.
+  GroupOptions options() const;
 
   // The collectives, on tensors every rank gives in the same shapes and order.
   // Reduces `tensor` across the ranks in place (kMean: the sum divided by world).
