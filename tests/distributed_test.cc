@@ -18,6 +18,7 @@
 #include "tests/error_text.h"
 #include "tests/free_port.h"
 #include "tests/leak_check.h"
+#include "tests/optimizer_test_util.h"
 
 extern char** environ;
 
@@ -94,6 +95,29 @@ TEST_F(DistributedTest, RankLeavingEarlyFailsItsPeers) {
 // Two of three ranks start: both fail in group, naming group and the rendezvous, after 2 s.
 TEST_F(DistributedTest, MissingRankFailsGroup) {
   EXPECT_THAT(RunRanks("missing", 2, 3, TcpRendezvous(), std::chrono::milliseconds(2000)), Each(Eq(0)));
+}
+
+// Ranks starting from different values train a model bound to the group: every rank ends with
+// the same parameters and optimizer state, equal to one process training on the whole data
+// (tests/distributed_worker.h, scenario train).
+TEST_F(DistributedTest, TwoRanksTrainAsOneProcess) {
+  EXPECT_THAT(RunRanks("train", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+TEST_F(DistributedTest, ThreeRanksTrainAsOneProcess) {
+  EXPECT_THAT(RunRanks("train", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+// Two ranks whose models or data differ: distribute and run fail alike on both, naming the rank.
+TEST_F(DistributedTest, RanksThatDisagreeFailAlike) {
+  EXPECT_THAT(RunRanks("mismatch", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+// The last of three ranks dies mid-training: the others' run fails naming run within the group's
+// 10 s timeout (they exit 0 having checked the error); the dead rank shows as killed (-1).
+TEST_F(DistributedTest, RankKilledMidRunFailsItsPeers) {
+  EXPECT_THAT(RunRanks("killed", 3, 3, TcpRendezvous(), std::chrono::milliseconds(10000)),
+              ::testing::ElementsAre(0, 0, -1));
 }
 
 GroupOptions OneRank() {
@@ -177,6 +201,40 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   kscope::free(g);
   EXPECT_EQ(ErrorOf([&] { barrier(); }), "barrier: no process group, make one with group");
   EXPECT_EQ(ErrorOf([&] { barrier(g); }), "stale pointer");
+}
+
+TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
+  const Scope scope = Scope::Open();
+  at::manual_seed(3);
+  const Handle q = testing::Sequential(2, 8, 2);
+  const Handle m = model({q, loss("ce"), opt("sgd", q, {0.1})});
+  train(m, {{"batchsize", std::int64_t{5}},
+            {"metrics", std::vector<std::string>{"loss", "grouploss", "accuracy", "groupaccuracy", "matches", "groupmatches"}}});
+  const at::Tensor x = at::randn({12, 2});
+  model_data(m, nn::DataMode::kTrain, x, (x.select(1, 0) > 0).to(at::kLong));
+
+  EXPECT_EQ(ErrorOf([&] { distribute(m); }), "distribute: no process group, make one with group");
+  const Handle g = group(OneRank());
+  EXPECT_EQ(ErrorOf([&] { distribute(g, g); }), "distribute: expected model, given group");
+  EXPECT_EQ(ErrorOf([&] { distribute(m, m); }), "distribute: expected group, given model");
+  EXPECT_FALSE(is_distributed(m));
+  distribute(m);
+  EXPECT_TRUE(is_distributed(m));
+  EXPECT_EQ(ref(g).single(), 2);  // the model holds the group
+  kscope::free(g);                // and keeps it after its handle goes
+
+  // In a world of one the group metrics are the task's.
+  const RunMetrics r = run(m);
+  ASSERT_EQ(r.values.size(), 6u);
+  EXPECT_DOUBLE_EQ(r.values[1].second.item<double>(), r.values[0].second.item<double>());
+  EXPECT_DOUBLE_EQ(r.values[3].second.item<double>(), r.values[2].second.item<double>());
+  EXPECT_TRUE(at::equal(r.values[5].second, r.values[4].second));
+  EXPECT_EQ(r.values[5].second[1].item<std::int64_t>(), 12);
+  EXPECT_GT(model_backstep(m).item<double>(), 0);
+
+  undistribute(m);
+  EXPECT_FALSE(is_distributed(m));
+  EXPECT_EQ(ErrorOf([&] { undistribute(tensor(at::ones(1))); }), "undistribute: expected model, given tensor");
 }
 
 }  // namespace

@@ -9,54 +9,28 @@
 //                every rank can compute from the ranks' known inputs;
 //   early_exit   the last rank leaves right after joining; every other rank's allreduce must
 //                fail with kscope::Error naming allreduce (a closed peer or the timeout);
-//   missing      started with fewer ranks than WORLD: group must fail naming group.
+//   missing      started with fewer ranks than WORLD: group must fail naming group;
+//   train, mismatch, killed  models bound to the group (tests/distributed_worker.h).
 // Exit status: 0 when every check passed and no handle outlived its scope, 1 otherwise (the
 // reason on stderr), 2 for bad command-line arguments.
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
-
-#include <ATen/ATen.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "kscope/kscope.h"
+#include "tests/distributed_worker.h"
 
 namespace {
 
 using kscope::Handle;
 using kscope::Reduction;
-
-struct Setup {
-  std::string scenario;
-  kscope::GroupOptions group;
-};
-
-void Check(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error("check failed: " + what);
-}
-
-void CheckEqual(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
-  if (got.scalar_type() == want.scalar_type() && got.sizes() == want.sizes() && at::equal(got, want)) return;
-  std::ostringstream text;
-  text << what << ": got\n" << got << "\nwant\n" << want;
-  Check(false, text.str());
-}
-
-// The error f throws, or "no error".
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using kscope::worker::Check;
+using kscope::worker::CheckEqual;
+using kscope::worker::ErrorOf;
+using kscope::worker::Setup;
 
 // Sum over ranks r of f(r).
 template <typename F>
@@ -183,7 +157,8 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr << "usage: distributed_worker collectives|early_exit|missing RANK WORLD RENDEZVOUS TIMEOUT_MS\n";
+    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|mismatch|killed RANK WORLD RENDEZVOUS "
+                 "TIMEOUT_MS\n";
     return 2;
   }
   try {
@@ -193,6 +168,12 @@ int main(int argc, char** argv) {
       EarlyExit(s);
     } else if (s.scenario == "missing") {
       Missing(s);
+    } else if (s.scenario == "train") {
+      kscope::worker::Train(s);
+    } else if (s.scenario == "mismatch") {
+      kscope::worker::Mismatch(s);
+    } else if (s.scenario == "killed") {
+      kscope::worker::Killed(s);
     } else {
       std::cerr << "distributed_worker: unknown scenario " << s.scenario << "\n";
       return 2;

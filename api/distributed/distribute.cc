@@ -19,7 +19,7 @@ void distribute(Handle m, Handle g) {
   distributed::BroadcastModel("distribute", *group, model);
   model.train = std::move(train);
   model.test = std::move(test);
-  model.group = std::move(group);
+  model.group = std::static_pointer_cast<distributed::GroupObject>(group->share());  // `ref g` counts it
 }
 
 void undistribute(Handle m) { nn::ModelOf("undistribute", m)->model().group.reset(); }

@@ -1,0 +1,61 @@
+// What the scenarios of tests/distributed_worker share: the command line's setup and the checks
+// that end a rank with the reason on failure. A worker rank runs one scenario and exits 0 when
+// every check passed (see distributed_worker.cc).
+#ifndef KSCOPE_TESTS_DISTRIBUTED_WORKER_H_
+#define KSCOPE_TESTS_DISTRIBUTED_WORKER_H_
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include "kscope/kscope.h"
+
+namespace kscope::worker {
+
+struct Setup {
+  std::string scenario;
+  GroupOptions group;
+};
+
+inline void Check(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error("check failed: " + what);
+}
+
+inline void CheckEqual(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
+  if (got.scalar_type() == want.scalar_type() && got.sizes() == want.sizes() && at::equal(got, want)) return;
+  std::ostringstream text;
+  text << what << ": got\n" << got << "\nwant\n" << want;
+  Check(false, text.str());
+}
+
+// The error f throws, or "no error".
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The scenarios of distributed_training_scenarios.cc: models bound to the group.
+//   train   every rank trains a model (ranks start from different values), checks that
+//           binding gave every rank rank 0's values, that after training every rank holds
+//           the same parameters and optimizer state, equal (to float tolerance) to one
+//           process training on the whole data with the ranks' batches together, and that
+//           the group metrics add up the tasks' (run and testrun);
+//   mismatch  two ranks whose modules, optimizer states, batch counts or task options differ:
+//           distribute or run fails alike on both, naming the rank that differs, and changes
+//           nothing;
+//   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
+//           epoch; every other rank's run must fail naming run, with its data restored.
+void Train(const Setup& s);
+void Mismatch(const Setup& s);
+void Killed(const Setup& s);
+
+}  // namespace kscope::worker
+
+#endif  // KSCOPE_TESTS_DISTRIBUTED_WORKER_H_
