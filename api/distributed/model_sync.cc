@@ -111,8 +111,7 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
     flat.mul_(static_cast<double>(rows));
     g.AllReduce(fn, flat, Reduction::kSum);
   }
-  const double total = buckets.Unpacked(n + 1).item<double>();
-  if (total <= 0) Fail("%s: no rank had a batch in this step", fn);
+  const at::Tensor total = buckets.Unpacked(n + 1);  // on the device: no wait for it here
   for (std::size_t i = 0; i < n; ++i) {
     at::Tensor p = parameters[i];
     p.mutable_grad() = buckets.Unpacked(i).div(total);

@@ -29,7 +29,8 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model);
 
 // Replaces the gradient of every parameter with the mean over the ranks of their gradients,
 // each rank weighted by `rows`, the rows of its batch (0 for a rank without a batch in this
-// step, whose gradients are ignored; an undefined gradient counts as zeros): for a loss that
+// step, whose gradients are ignored; an undefined gradient counts as zeros; at least one rank
+// must have rows, as every step of run has on task 0): for a loss that
 // averages over rows, the gradient of one step over the union of the ranks' batches. One
 // allreduce per bucket (api/distributed/buckets.h) of gradients, loss and rows together. Returns
 // the loss weighted the same way (`loss` is undefined where rows is 0), a scalar of the first
