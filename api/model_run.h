@@ -16,8 +16,12 @@
 // last dimension), matches (matched and total counts), predict (that class, per row), output
 // (the module's output, rows of all batches), hidden and hiddencell (a recurrent module's
 // state after each batch: the output's second and third parts, concatenated along the first
-// dimension as ktorch does). Under the `hidden option the state a batch leaves is fed (detached)
-// with the next batch's input; each epoch starts without one.
+// dimension as ktorch does), grouploss, groupaccuracy and groupmatches (the same over every task
+// of the model's process group; this process's own without one). Under the `hidden option the
+// state a batch leaves is fed (detached) with the next batch's input; each epoch starts without
+// one. A model bound to a process group (api/distributed/distribute.h) averages its gradients
+// over the ranks in every step of run and backstep, and run/testrun exchange what the group
+// metrics need: every rank must make the same calls.
 //
 // Errors: kscope::Error naming the function ("run: expected model, given tensor", "run: no
 // training data", "run: metric `hidden needs a recurrent model", libtorch's for shapes).

@@ -26,10 +26,11 @@
 // Ownership: the model holds the group's connections while bound, whatever becomes of the
 // group's handles. Failure: a rank that dies or stops calling makes the others' run fail within
 // the group's timeout with kscope::Error ("run: rank 0 of 3 failed: <reason>"); as after any
-// failed run, the model's data is restored and no epoch is left under way. Errors naming
-// `distribute`: no model, no group, option errors (api/nn/model_options.h: more than one task
-// needs a non-zero batchsize), ranks whose modules or optimizer states differ in structure; on an
-// error the model is unchanged. Thread-safety: as for models (api/model.h).
+// failed run, the model's data is restored and no epoch is left under way. Errors: kscope::Error
+// naming `distribute` for no model, no group, or ranks whose modules or optimizer states differ
+// in structure (every rank fails alike); the option errors of api/nn/model_options.h naming train
+// or test ("train: 2 tasks require a non-zero batchsize"). On an error the model is unchanged.
+// Thread-safety: as for models (api/model.h).
 #ifndef KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 #define KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 
