@@ -5,6 +5,13 @@
 //                                                    collective; default 300
 //     rendezvous: a symbol, `:tcp://host:port (rank 0 serves the port) or a file path (`:/tmp/g),
 //     q's leading colon optional
+//   group g | group[]   what group g (or the default group) was made from, a dictionary
+//                       `rank`world`rendezvous`backend`timeout!(long;long;symbol;symbol;timespan):
+//                       the rendezvous as the group keeps it (without q's leading colon), the
+//                       timeout as a q timespan (0D00:05:00.000000000 by default)
+//   distribute m | distribute(m;g)   binds model m to the default group or group g (a collective,
+//                                    api/distributed/distribute.h); returns ::
+//   distribute(m;::)                 unbinds m (training is local again); returns ::
 //   allreduce x | allreduce(x;op) | allreduce(x;[op;]g)  op: `sum (default) `mean `max `min
 //   broadcast(x;root) | broadcast(x;root;g)
 //     x a tensor, vector or dictionary pointer: changed in place, returns ::
@@ -22,12 +29,15 @@
 
 #include "absl/strings/strip.h"
 #include "api/distributed/collectives.h"
+#include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
+#include "api/pointer.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
+#include "runtime/object_class.h"
 
 namespace kscope::q {
 namespace {
@@ -61,9 +71,19 @@ Value DataAt(const Args& a, std::size_t i) {
   return ValueFromK(a.fn(), x, c);
 }
 
+// `rank`world`rendezvous`backend`timeout! of a group's options.
+K KFromGroupOptions(const GroupOptions& o) {
+  const std::int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
+  return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout"}),
+                  kabi::knk(5, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous), Symbol(o.backend),
+                            kabi::ktj(-kabi::kTimespan, nanos)));
+}
+
 K Group(K x) {
   return Guard([&] {
     const Args a("group", x);
+    if (a.empty()) return KFromGroupOptions(group_options());
+    if (a.size() == 1 && a.IsPointerAt(0)) return KFromGroupOptions(group_options(a.PointerAt(0)));
     if (a.size() < 3 || a.size() > 5) a.Unrecognized();
     GroupOptions o;
     o.rank = IntAt(a, 0, "rank");
@@ -124,11 +144,27 @@ K Barrier(K x) {
   });
 }
 
+K Distribute(K x) {
+  return Guard([&] {
+    const Args a("distribute", x);
+    if (a.empty() || a.size() > 2) a.Unrecognized();
+    const Handle m = a.PointerAt(0);
+    if (a.size() == 2 && IsNull(a[1])) {
+      // undistribute names itself in its errors; through q the call is distribute's.
+      if (class_(m) != ObjectClass::kModel) Fail("distribute: expected model, given %s", ClassName(class_(m)));
+      undistribute(m);
+    } else {
+      distribute(m, GroupAt(a, 1));
+    }
+    return Null();
+  });
+}
+
 }  // namespace
 
 std::vector<Export> DistributedExports() {
   return {Unary("group", Group), Unary("allreduce", Allreduce), Unary("broadcast", Broadcast),
-          Unary("allgather", Allgather), Unary("barrier", Barrier)};
+          Unary("allgather", Allgather), Unary("barrier", Barrier), Unary("distribute", Distribute)};
 }
 
 }  // namespace kscope::q

@@ -48,7 +48,7 @@ std::vector<Export> BatchExports();     // batch restore shuffle (tensors, vecto
 std::vector<Export> ComplexSparseExports(); // real imag isreal sparse sparseindex dense indices values coalesce
 std::vector<Export> ImageExports();    // png makegrid
 std::vector<Export> InitExports();      // zeros ones fill eye dirac orthogonal knormal ... gain (in place)
-std::vector<Export> DistributedExports(); // group allreduce broadcast allgather barrier (api/distributed/)
+std::vector<Export> DistributedExports(); // group allreduce broadcast allgather barrier distribute (api/distributed/)
 std::vector<Export> RandomExports();    // bernoulli multinomial normal uniform random cauchy ... (fills in place)
 
 }  // namespace kscope::q
