@@ -5,11 +5,16 @@
 // call the plugin; the script's own q code between calls (the spiral arms, the argmax behind
 // its accuracy, formatting the progress lines) is done in C++. Keep each test in step with its
 // script: a changed call in one is a changed call in the other.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
@@ -46,6 +51,34 @@ class PluginExamplesTest : public PluginTest {
   long long LivePointers() {
     const KRef table = Call("obj");
     return kabi::Items(kabi::DictValues(kabi::TableDict(table.get())))[0]->n;
+  }
+
+  // The data of mnist_logistic.q and distributed_mnist.q: a mean image per class, n training
+  // and N test rows, made in scopes of their own.
+  struct MnistData {
+    KRef means, d, D;
+  };
+  MnistData Mnist(std::int64_t n, std::int64_t N) {
+    // q)seed 123
+    Call("seed", "123");
+    // q)means:withscope[{mul(tensor(`randn;10 784);x)};.15]
+    KRef scale(khost::Function(1, [&](const std::vector<kabi::K>& a) -> kabi::K {
+      return Call("mul", List({Call("tensor", "(`randn;10 784)").share(), kabi::r1(a[0])})).release();
+    }));
+    KRef means = Call("withscope", List({scale.share(), kq::Float(.15)}));
+    // q)images:{[means;n] y:tensor(`randint;10;n); (add(index(means;0;y);tensor(`randn;n,784));y)}
+    KRef images(khost::Function(2, [&](const std::vector<kabi::K>& a) -> kabi::K {
+      KRef labels = Call("tensor", List({kq::Sym("randint"), kq::Long(10), kabi::r1(a[1])}));
+      const KRef noise = Call("tensor", List({kq::Sym("randn"), kq::Longs({a[1]->j, 784})}));
+      const KRef rows = Call("index", List({kabi::r1(a[0]), kq::Long(0), labels.share()}));
+      return kq::List({Call("add", List({rows.share(), noise.share()})).release(), labels.release()});
+    }));
+    // q)d:withscopen[images;(means;n)]   D:withscopen[images;(means;N)]
+    const long long before = LivePointers();
+    KRef d = Call("withscope", List({images.share(), means.share(), kq::Long(n)}));
+    KRef D = Call("withscope", List({images.share(), means.share(), kq::Long(N)}));
+    EXPECT_EQ(LivePointers(), before + 4);  // only the (x;y) pairs survived their scopes
+    return {std::move(means), std::move(d), std::move(D)};
   }
 };
 
@@ -106,25 +139,10 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
 // examples/q/mnist_logistic.q, with n:3000 training rows and N:1000 test rows.
 TEST_F(PluginExamplesTest, MnistLogisticScript) {
   constexpr std::int64_t n = 3000, N = 1000, epochs = 10;
-  // q)seed 123
-  Call("seed", "123");
-  // q)means:withscope[{mul(tensor(`randn;10 784);x)};.15]
-  KRef scale(khost::Function(1, [&](const std::vector<kabi::K>& a) -> kabi::K {
-    return Call("mul", List({Call("tensor", "(`randn;10 784)").share(), kabi::r1(a[0])})).release();
-  }));
-  KRef means = Call("withscope", List({scale.share(), kq::Float(.15)}));
-  // q)images:{[means;n] y:tensor(`randint;10;n); (add(index(means;0;y);tensor(`randn;n,784));y)}
-  KRef images(khost::Function(2, [&](const std::vector<kabi::K>& a) -> kabi::K {
-    KRef labels = Call("tensor", List({kq::Sym("randint"), kq::Long(10), kabi::r1(a[1])}));
-    const KRef noise = Call("tensor", List({kq::Sym("randn"), kq::Longs({a[1]->j, 784})}));
-    const KRef rows = Call("index", List({kabi::r1(a[0]), kq::Long(0), labels.share()}));
-    return kq::List({Call("add", List({rows.share(), noise.share()})).release(), labels.release()});
-  }));
-  // q)d:withscopen[images;(means;n)]   D:withscopen[images;(means;N)]
-  const long long before = LivePointers();
-  KRef d = Call("withscope", List({images.share(), means.share(), kq::Long(n)}));
-  KRef D = Call("withscope", List({images.share(), means.share(), kq::Long(N)}));
-  EXPECT_EQ(LivePointers(), before + 4);  // only the (x;y) pairs survived their scopes
+  MnistData data = Mnist(n, N);
+  KRef& means = data.means;
+  KRef& d = data.d;
+  KRef& D = data.D;
   // q)q:module enlist(`linear;784;10)   m:model(q;loss`ce;opt(`sgd;q;.5))
   KRef q = Call("module", List({Q("(`linear;784;10)").share()}));
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.5)}));
@@ -150,6 +168,54 @@ TEST_F(PluginExamplesTest, MnistLogisticScript) {
                      Item(D, 0).share(), Item(D, 1).share()}));
   EXPECT_EQ(LivePointers(), 0);
   EXPECT_GT(a, 90);
+}
+
+// examples/q/distributed_mnist.q as a world of one (no KSCOPE_* environment: rank 0 of 1, a file
+// rendezvous), with n:3000 training rows, N:1000 test rows and 5 epochs.
+TEST_F(PluginExamplesTest, DistributedMnistScript) {
+  constexpr std::int64_t n = 3000, N = 1000, epochs = 5;
+  const std::string rendezvous = absl::StrFormat("%skscope_distributed_mnist_%d", ::testing::TempDir(), getpid());
+  MnistData data = Mnist(n, N);
+  // q)g:group(rank;world;rendezvous)
+  KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(rendezvous)}));
+  // q)q:module enlist(`linear;784;10)   m:model(q;loss`ce;opt(`sgd;q;.5))
+  KRef q = Call("module", List({Q("(`linear;784;10)").share()}));
+  KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.5)}));
+  KRef l = Call("loss", "`ce");
+  KRef m = Call("model", List({q.share(), l.share(), o.share()}));
+  // q)train(m;`batchsize`shuffle`shuffleseed`metrics;(500;1b;7;`loss`grouploss))
+  Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle", "shuffleseed", "metrics"}),
+                      Q("(500;1b;7;`loss`grouploss)").share()}));
+  // q)test(m;`batchsize`metrics;(500;`groupaccuracy))
+  Call("test", List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(500;`groupaccuracy)").share()}));
+  // q)train(m;d 0;d 1)   test(m;D 0;D 1)   distribute(m;g)
+  Call("train", List({m.share(), Item(data.d, 0).share(), Item(data.d, 1).share()}));
+  Call("test", List({m.share(), Item(data.D, 0).share(), Item(data.D, 1).share()}));
+  Call("distribute", List({m.share(), g.share()}));
+  // q)epoch:{[i] r:run m; -1 ..; r}   withscope[epoch]each 1+til epochs
+  KRef epoch(khost::Function(1, [&](const std::vector<kabi::K>&) -> kabi::K { return Call("run", m).release(); }));
+  std::vector<double> losses;
+  for (std::int64_t i = 1; i <= epochs; ++i) {
+    const KRef r = Call("withscope", List({epoch.share(), kq::Long(i)}));
+    EXPECT_EQ(Number(Item(r, 0)), Number(Item(r, 1)));  // one task: its loss is the group's
+    losses.push_back(Number(Item(r, 1)));
+  }
+  EXPECT_LT(losses.back(), losses.front() / 2);
+  // q)a:testrun m
+  const double a = Number(Call("testrun", m));
+  // q)p:copyparms q:module m; w:dict p; allreduce(p;`max)   same:w~dict p; free(p;q)
+  KRef module = Call("module", m);
+  KRef p = Call("copyparms", module);
+  const KRef w = Call("dict", p);
+  Call("allreduce", List({p.share(), kq::Sym("max")}));
+  EXPECT_EQ(S1(Call("dict", p)), S1(w));
+  Call("free", List({p.share(), module.share()}));
+  // q)free(m;g;means;d 0;d 1;D 0;D 1)   if[count obj[]; ..]   if[not same; ..]   if[not a>90; ..]
+  Call("free", List({m.share(), g.share(), data.means.share(), Item(data.d, 0).share(), Item(data.d, 1).share(),
+                     Item(data.D, 0).share(), Item(data.D, 1).share()}));
+  EXPECT_EQ(LivePointers(), 0);
+  EXPECT_GT(a, 90);
+  std::remove(rendezvous.c_str());
 }
 
 // examples/q/lbfgs.q.

@@ -46,8 +46,8 @@ a:testrun m
 if[rank=0; -1 "group test accuracy ",(.Q.f[1;a]),"% (chance 10%, required 90%)"]
 
 / the same parameters on every rank: the spread of each value over the ranks is zero
-p:copyparms q:module m; w:tensor p; allreduce(p;`max)
-same:w~tensor p; free(p;q)
+p:copyparms q:module m; w:dict p; allreduce(p;`max)
+same:w~dict p; free(p;q)
 free(m;g;means;d 0;d 1;D 0;D 1)
 if[count obj[]; '"distributed_mnist: pointers left live"]
 if[not same; '"distributed_mnist: parameters differ across ranks"]
