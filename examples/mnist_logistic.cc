@@ -2,9 +2,9 @@
 // 28 x 28 image) -> 10 classes through one linear layer, cross-entropy loss and sgd, trained by
 // a kscope model with `run` (batches of 1000, reshuffled every epoch) and scored by `testrun`.
 //
-// The data is learnable: each class has a mean image (drawn once) and every row is its class's
-// mean plus unit noise, so a linear classifier can tell the classes apart while chance is 10%.
-// The test rows come from the same means with fresh noise and labels.
+// The data (examples/mnist_data.h) is learnable: each class has a mean image and every row is
+// its class's mean plus unit noise. The test rows come from the same means with fresh noise and
+// labels.
 //
 // Prints a line per epoch (loss, training rows per second, time since the first epoch), the
 // test accuracy, and the obj table after the model's scope closed.
@@ -18,22 +18,22 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <ATen/ops/randint.h>
-#include <ATen/ops/randn.h>
-#include <ATen/TensorOperators.h>
 
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "examples/mnist_data.h"
 #include "kscope/kscope.h"
 
 namespace {
 
-constexpr std::int64_t kInputs = 784;
-constexpr std::int64_t kClasses = 10;
+using kscope::examples::Images;
+using kscope::examples::kClasses;
+using kscope::examples::kInputs;
+using kscope::examples::Sample;
+
 constexpr std::int64_t kBatchSize = 1000;
 constexpr double kLearningRate = 0.5;
-constexpr double kMeanScale = 0.15;        // spread of the class means against unit noise
 constexpr double kRequiredAccuracy = 90;   // percent; chance is 10
 
 struct Size {
@@ -43,17 +43,6 @@ struct Size {
 };
 constexpr Size kDefaultSize{12000, 2000, 10};
 constexpr Size kFullSize{60000, 10000, 10};
-
-struct Sample {
-  at::Tensor x;  // rows x kInputs
-  at::Tensor y;  // class of each row
-};
-
-// `rows` generated images: uniform classes, each row its class's mean plus unit normal noise.
-Sample Images(const at::Tensor& means, std::int64_t rows) {
-  const at::Tensor y = at::randint(kClasses, {rows}, at::kLong);
-  return {means.index_select(0, y) + at::randn({rows, kInputs}), y};
-}
 
 }  // namespace
 
@@ -69,7 +58,7 @@ int main(int argc, char** argv) {
   double accuracy = 0;
   {
     auto scope = kscope::Scope::Open();
-    const at::Tensor means = at::randn({kClasses, kInputs}) * kMeanScale;
+    const at::Tensor means = kscope::examples::MeanImages();
     const Sample train = Images(means, size.train_rows), test = Images(means, size.test_rows);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});
     const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
