@@ -1,6 +1,7 @@
 #include "api/model_run.h"
 
 #include <algorithm>
+#include <exception>
 #include <initializer_list>
 #include <vector>
 
@@ -70,10 +71,24 @@ std::int64_t Rows(const DataTensors& x) {
   return first.dim() > 0 ? first.size(0) : 1;
 }
 
+// `local` (this rank's own work in an epoch), its error kept for the epoch's next collective
+// under a process group (api/distributed/model_sync.h), rethrown at once otherwise.
+template <typename Work>
+std::exception_ptr Failure(const nn::Model& model, Work local) {
+  try {
+    local();
+  } catch (...) {
+    if (!model.group) throw;
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
 // One training step on x and y (null for a rank of a group without a batch in this step): the
 // loss of the step's first evaluation of x and y, and the parts of its last evaluation's output
 // in *output (detached). Under a process group the gradients are averaged over the ranks before
-// clipping, and the optimizer sees the averaged loss.
+// clipping, and the optimizer sees the averaged loss; a rank whose evaluation fails joins the
+// averaging with its error, and every rank fails there.
 at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* x, const DataTensors* y,
                      const std::vector<at::Tensor>& state = {}, std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
@@ -81,7 +96,8 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
   optimizer.step([&] {
     optimizer.zero_grad();
     at::Tensor loss;
-    if (x != nullptr) {
+    const std::exception_ptr failure = Failure(model, [&] {
+      if (x == nullptr) return;
       std::vector<at::Tensor> parts = Parts(Output(fn, model, *x, false, state));
       loss = Loss(fn, model, parts.front(), y->tensors);
       loss.backward();
@@ -90,10 +106,10 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
         output->clear();
         for (const at::Tensor& part : parts) output->push_back(part.detach());
       }
-    }
+    });
     if (model.group) {
       loss = distributed::AverageGradients(fn, *model.group, model.optimizer->parameters(), loss,
-                                           x != nullptr ? Rows(*x) : 0);
+                                           x != nullptr ? Rows(*x) : 0, failure);
     }
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).
@@ -149,11 +165,12 @@ class Collector {
     if (cell_wanted_) cells_.push_back(Part(output, 2, Metric::kHiddenCell));
   }
 
-  // The metrics; under a process group a collective (every rank calls it once per epoch).
-  RunMetrics Metrics() const {
+  // The metrics; under a process group a collective (every rank calls it once per epoch), where
+  // `failure`, this rank's error in the epoch, makes every rank fail.
+  RunMetrics Metrics(const std::exception_ptr& failure = nullptr) const {
     // Summed over the ranks: the batch losses, the matched and the total counts.
     at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()), static_cast<double>(total_)});
-    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals);
+    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals, failure);
     RunMetrics r{{}, options_.tensor, options_.dictionary};
     for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
     return r;
@@ -313,15 +330,18 @@ RunMetrics testrun(Handle m) {
     const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
     if (model.group) distributed::CheckEpoch("testrun", *model.group, o, batches);
     Collector collector("testrun", o, batches, model.group.get());
-    while (model_batch(m, DataMode::kTest)) {
-      nn::ModelData& data = model.test_data;
-      const std::vector<at::Tensor> output = Parts(Output("testrun", model, data.input, true, data.hidden));
-      const at::Tensor loss =
-          collector.wants_loss() ? Loss("testrun", model, output.front(), data.target.tensors) : at::Tensor();
-      collector.Add(loss, output, data.target);
-      CarryHidden(o, output, data);
-    }
-    return collector.Metrics();
+    // Under a group a rank's error ends its batches; the metrics' collective carries it.
+    const std::exception_ptr failure = Failure(model, [&] {
+      while (model_batch(m, DataMode::kTest)) {
+        nn::ModelData& data = model.test_data;
+        const std::vector<at::Tensor> output = Parts(Output("testrun", model, data.input, true, data.hidden));
+        const at::Tensor loss =
+            collector.wants_loss() ? Loss("testrun", model, output.front(), data.target.tensors) : at::Tensor();
+        collector.Add(loss, output, data.target);
+        CarryHidden(o, output, data);
+      }
+    });
+    return collector.Metrics(failure);
   });
 }
 

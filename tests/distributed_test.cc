@@ -120,6 +120,14 @@ TEST_F(DistributedTest, RankKilledMidRunFailsItsPeers) {
               ::testing::ElementsAre(0, 0, -1));
 }
 
+// A rank's own error mid-epoch (a class out of range in its data) reaches its peers at the
+// step's averaging: every rank fails at once, well inside a 10-minute timeout (a peer waiting it
+// out would be stopped by RunRanks' 120 s limit), and the ranks train on in step.
+TEST_F(DistributedTest, RankErrorFailsEveryRankAtOnce) {
+  EXPECT_THAT(RunRanks("rank_error", 2, 2, TcpRendezvous(), std::chrono::minutes(10)), Each(Eq(0)));
+  EXPECT_THAT(RunRanks("rank_error", 3, 3, TcpRendezvous(), std::chrono::minutes(10)), Each(Eq(0)));
+}
+
 GroupOptions OneRank() {
   GroupOptions o;
   o.rendezvous = TcpRendezvous();

@@ -196,4 +196,44 @@ void Killed(const Setup& s) {
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
 }
 
+void RankError(const Setup& s) {
+  const int rank = s.group.rank, world = s.group.world;
+  const Scope scope = Scope::Open();
+  const Handle g = group(s.group);
+  const Handle m = Classifier(0);
+  train(m, {{"batchsize", std::int64_t{4}}, {"metrics", std::vector<std::string>{"loss", "grouploss"}}});
+  test(m, {{"batchsize", std::int64_t{4}}, {"metrics", std::vector<std::string>{"loss", "groupmatches"}}});
+  distribute(m, g);
+  const at::Tensor before = Flat(m);
+  // The last rank's first batch (rows 4(world-1)..) holds a class out of range: its loss fails
+  // there, and it alone knows why.
+  const auto [x, y] = Data(8 * world, 1);
+  const at::Tensor bad = y.clone();
+  if (rank == world - 1) bad[4 * (world - 1)].fill_(7);
+  const std::string peer = absl::StrFormat("rank %d of %d failed in this epoch (its own error says why)", world - 1, world);
+  const auto check_error = [&](const std::string& error, const std::string& fn) {
+    if (rank == world - 1) {
+      Check(absl::StrContains(error, "out of bounds"), "the failing rank's own error: " + error);
+    } else {
+      Check(error == absl::StrCat(fn, ": ", peer), "its peers' error: " + error);
+    }
+  };
+  model_data(m, DataMode::kTrain, x, bad);
+  check_error(ErrorOf([&] { run(m); }), "run");
+  CheckEqual(Flat(m), before, "no step taken");
+  Check(model_datasize(m, DataMode::kTrain) == 8 * world, "training data restored after the failed run");
+
+  // The ranks are still in step: with the class fixed, the next epochs train alike.
+  model_data(m, DataMode::kTrain, x, y);
+  for (int epoch = 0; epoch < 2; ++epoch) run(m);
+  CheckSameOnEveryRank(Flat(m), "after the failed epoch and two more");
+
+  // testrun: the failing rank's error ends its batches; the group metrics' collective carries it.
+  model_data(m, DataMode::kTest, x, bad);
+  check_error(ErrorOf([&] { testrun(m); }), "testrun");
+  Check(model_datasize(m, DataMode::kTest) == 8 * world, "test data restored after the failed testrun");
+  model_data(m, DataMode::kTest, x, y);
+  Check(MetricTensor(testrun(m), "groupmatches")[1].item<std::int64_t>() == 8 * world, "testrun after the failed one");
+}
+
 }  // namespace kscope::worker

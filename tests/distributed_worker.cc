@@ -10,7 +10,7 @@
 //   early_exit   the last rank leaves right after joining; every other rank's allreduce must
 //                fail with kscope::Error naming allreduce (a closed peer or the timeout);
 //   missing      started with fewer ranks than WORLD: group must fail naming group;
-//   train, mismatch, killed  models bound to the group (tests/distributed_worker.h).
+//   train, mismatch, killed, rank_error  models bound to the group (tests/distributed_worker.h).
 // Exit status: 0 when every check passed and no handle outlived its scope, 1 otherwise (the
 // reason on stderr), 2 for bad command-line arguments.
 #include <cstdlib>
@@ -157,7 +157,7 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|mismatch|killed RANK WORLD RENDEZVOUS "
+    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|mismatch|killed|rank_error RANK WORLD RENDEZVOUS "
                  "TIMEOUT_MS\n";
     return 2;
   }
@@ -174,6 +174,8 @@ int main(int argc, char** argv) {
       kscope::worker::Mismatch(s);
     } else if (s.scenario == "killed") {
       kscope::worker::Killed(s);
+    } else if (s.scenario == "rank_error") {
+      kscope::worker::RankError(s);
     } else {
       std::cerr << "distributed_worker: unknown scenario " << s.scenario << "\n";
       return 2;

@@ -51,10 +51,14 @@ std::string ErrorOf(F f) {
 //           distribute or run fails alike on both, naming the rank that differs, and changes
 //           nothing;
 //   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
-//           epoch; every other rank's run must fail naming run, with its data restored.
+//           epoch; every other rank's run must fail naming run, with its data restored;
+//   rank_error  the last rank's data holds a class out of range: its run and testrun fail with
+//           its own error and every other rank's with the group's, none taking a step, and
+//           the next epochs train alike on every rank.
 void Train(const Setup& s);
 void Mismatch(const Setup& s);
 void Killed(const Setup& s);
+void RankError(const Setup& s);
 
 }  // namespace kscope::worker
 

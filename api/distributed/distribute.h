@@ -25,8 +25,13 @@
 //
 // Ownership: the model holds the group's connections while bound, whatever becomes of the
 // group's handles. Failure: a rank that dies or stops calling makes the others' run fail within
-// the group's timeout with kscope::Error ("run: rank 0 of 3 failed: <reason>"); as after any
-// failed run, the model's data is restored and no epoch is left under way. Errors: kscope::Error
+// the group's timeout with kscope::Error ("run: rank 0 of 3 failed: <reason>"). A rank whose
+// own step fails (forward, loss or backward on its batch: a class out of range in its data)
+// still joins that step's averaging (testrun: the group metrics' allreduce) and rethrows its
+// error there, and every other rank fails at once with "run: rank 2 of 3 failed in this epoch
+// (its own error says why)": no rank waits out the timeout, and the ranks stay in step for the
+// next epoch. As after any failed run, the model's data is restored and no epoch is left under
+// way. Errors: kscope::Error
 // naming `distribute` for no model, no group, or ranks whose modules or optimizer states differ
 // in structure (every rank fails alike); the option errors of api/nn/model_options.h naming train
 // or test ("train: 2 tasks require a non-zero batchsize"). On an error the model is unchanged.

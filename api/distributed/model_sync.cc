@@ -1,10 +1,12 @@
 #include "api/distributed/model_sync.h"
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
 
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
@@ -44,6 +46,29 @@ std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o, const std
     if (it != state.end()) saved[i] = o.spec().kind->save(*it->second);
   }
   return saved;
+}
+
+// Runs a collective of an epoch: where this rank failed, its own error wins over the
+// collective's (a peer that failed alike may have left).
+template <typename Collective>
+void Joining(const std::exception_ptr& failure, Collective collective) {
+  try {
+    collective();
+  } catch (...) {
+    if (failure) std::rethrow_exception(failure);
+    throw;
+  }
+}
+
+// After a collective that carried every rank's failure flag (flags[r] nonzero: rank r failed in
+// the epoch): rethrows this rank's own error, or fails naming the first rank that failed.
+void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags, const std::exception_ptr& failure) {
+  if (failure) std::rethrow_exception(failure);
+  const at::Tensor failed = flags.nonzero();
+  if (failed.size(0) > 0) {
+    Fail("%s: rank %d of %d failed in this epoch (its own error says why)", fn, failed[0][0].item<std::int64_t>(),
+         g.world());
+  }
 }
 
 }  // namespace
@@ -95,23 +120,28 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
 }
 
 at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
-                            const at::Tensor& loss, std::int64_t rows) {
+                            const at::Tensor& loss, std::int64_t rows, const std::exception_ptr& failure) {
   if (parameters.empty()) Fail("%s: the optimizer has no parameters to average gradients of", fn);
   at::NoGradGuard no_grad;
   const c10::TensorOptions like = parameters.front().options();
+  const bool counts = rows > 0 && !failure;
   std::vector<at::Tensor> tensors;
   for (const at::Tensor& p : parameters) {
-    tensors.push_back(rows > 0 && p.grad().defined() ? p.grad() : at::zeros_like(p));
+    tensors.push_back(counts && p.grad().defined() ? p.grad() : at::zeros_like(p));
   }
   const std::size_t n = parameters.size();
-  tensors.push_back(rows > 0 ? loss.detach().to(like).reshape({}) : at::zeros({}, like));
-  tensors.push_back(at::ones({}, like));  // scaled by rows with the rest: this rank's weight
+  tensors.push_back(counts ? loss.detach().to(like).reshape({}) : at::zeros({}, like));
+  tensors.push_back(at::ones({}, like));         // scaled by rows with the rest: this rank's weight
+  tensors.push_back(at::zeros({g.world()}, like));  // the ranks' failure flags, set after the scaling
   Buckets buckets(tensors);
-  for (at::Tensor& flat : buckets.flat()) {
-    flat.mul_(static_cast<double>(rows));
-    g.AllReduce(fn, flat, Reduction::kSum);
-  }
-  const at::Tensor total = buckets.Unpacked(n + 1);  // on the device: no wait for it here
+  for (at::Tensor& flat : buckets.flat()) flat.mul_(static_cast<double>(counts ? rows : 0));
+  const at::Tensor flags = buckets.Unpacked(n + 2);
+  if (failure) flags[g.rank()].fill_(1);
+  Joining(failure, [&] {
+    for (at::Tensor& flat : buckets.flat()) g.AllReduce(fn, flat, Reduction::kSum);
+  });
+  RaiseFailures(fn, g, flags, failure);
+  const at::Tensor total = buckets.Unpacked(n + 1);
   for (std::size_t i = 0; i < n; ++i) {
     at::Tensor p = parameters[i];
     p.mutable_grad() = buckets.Unpacked(i).div(total);
@@ -136,10 +166,14 @@ void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& opti
   }
 }
 
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values) {
-  at::Tensor sum = values.clone();
-  g.AllReduce(fn, sum, Reduction::kSum);
-  return sum;
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values,
+                        const std::exception_ptr& failure) {
+  const std::int64_t n = values.numel();
+  at::Tensor sum = at::cat({values.to(at::kDouble).reshape(-1), at::zeros({g.world()}, at::kDouble)});
+  if (failure) sum[n + g.rank()].fill_(1);
+  Joining(failure, [&] { g.AllReduce(fn, sum, Reduction::kSum); });
+  RaiseFailures(fn, g, sum.narrow(0, n, g.world()), failure);
+  return sum.narrow(0, 0, n);
 }
 
 }  // namespace kscope::distributed

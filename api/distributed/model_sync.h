@@ -5,13 +5,19 @@
 //
 // Errors: kscope::Error naming fn: ranks that disagree (a model of another structure, another
 // number of batches) — every rank sees the same gathered values and fails alike, none is left
-// waiting — and failed collectives ("run: rank 1 of 2 failed: <reason>"). On an error nothing
-// given has been changed, except AverageGradients' gradients, which the failed step abandons.
+// waiting — and failed collectives ("run: rank 1 of 2 failed: <reason>"). A rank's own error in
+// an epoch (its batch's forward, loss or backward failing: a target out of range in its shard,
+// memory) travels with the epoch's next collective, which that rank still joins with `failure`
+// set: the rank rethrows its own error there, and every other rank fails at the same point with
+// "run: rank 1 of 2 failed in this epoch (its own error says why)" instead of waiting out the
+// timeout, so the ranks stay in step for the next epoch. On an error nothing given has been
+// changed, except AverageGradients' gradients, which the failed step abandons.
 // Thread-compatible: one call at a time per model and group.
 #ifndef KSCOPE_API_DISTRIBUTED_MODEL_SYNC_H_
 #define KSCOPE_API_DISTRIBUTED_MODEL_SYNC_H_
 
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -32,11 +38,13 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model);
 // step, whose gradients are ignored; an undefined gradient counts as zeros; at least one rank
 // must have rows, as every step of run has on task 0): for a loss that
 // averages over rows, the gradient of one step over the union of the ranks' batches. One
-// allreduce per bucket (api/distributed/buckets.h) of gradients, loss and rows together. Returns
-// the loss weighted the same way (`loss` is undefined where rows is 0), a scalar of the first
-// parameter's type.
+// allreduce per bucket (api/distributed/buckets.h) of gradients, loss, rows and the ranks'
+// failure flags together. Returns the loss weighted the same way (`loss` is undefined where
+// rows is 0), a scalar of the first parameter's type. `failure`: this rank's error in the step
+// (null: none; its gradients, loss and rows are then ignored), see the errors above. Reading
+// the flags waits for the allreduce: on a GPU, one small copy to the host per step.
 at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
-                            const at::Tensor& loss, std::int64_t rows);
+                            const at::Tensor& loss, std::int64_t rows, const std::exception_ptr& failure);
 
 // Checks that every rank's epoch has `batches` batches in all and that rank r is task r of
 // world tasks, so that every rank takes the same number of steps; kscope::Error on every rank
@@ -44,9 +52,11 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
 // and batchsize", "run: rank 1 is task 0 of 2: set train(m;`task`tasks;1 2)").
 void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches);
 
-// The elementwise sum over the ranks of a tensor of counts and totals (a copy; `values` is not
-// changed).
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values);
+// The elementwise sum over the ranks of a row of counts and totals (a copy; `values` is not
+// changed), doubles on the host. `failure`: this rank's error in the epoch (null: none), see
+// the errors above.
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values,
+                        const std::exception_ptr& failure);
 
 }  // namespace kscope::distributed
 
