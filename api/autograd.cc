@@ -1,10 +1,13 @@
 #include "api/autograd.h"
 
 #include <array>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <torch/csrc/autograd/autograd.h>
 
+#include "absl/strings/str_cat.h"
 #include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -83,6 +86,19 @@ void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
   torch::autograd::backward(outputs, gradients, AtOptional<bool>(flags.retain), flags.create);
 }
 
+// Detaches every tensor in place, or none: libtorch refuses views, so all are checked before the
+// first is detached. where(i) names tensor i in the error.
+template <typename Where>
+void DetachEach(const std::vector<at::Tensor>& tensors, Where where) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].is_view()) {
+      Fail("detach: %s is a view, and views can't be detached in place (detach(x) makes a detached tensor)",
+           where(i));
+    }
+  }
+  for (at::Tensor t : tensors) t.detach_();
+}
+
 }  // namespace
 
 absl::Span<const BackwardModeInfo> backward_modes() { return kModes; }
@@ -121,15 +137,26 @@ Result detach(const Operand& x) {
 }
 
 void detach_(Handle h) {
-  for (at::Tensor& t : TensorsOf("detach", h)) t.detach_();
+  switch (HandleTable::Global().Info(h).object_class) {
+    case ObjectClass::kVector: return detach_(h, absl::Span<const std::int64_t>());
+    case ObjectClass::kDictionary: return detach_(h, absl::Span<const std::string>());
+    default: DetachEach(TensorsOf("detach", h), [](std::size_t) { return std::string("the tensor"); });
+  }
 }
 
 void detach_(Handle v, absl::Span<const std::int64_t> indices) {
-  for (at::Tensor& t : VectorElements("detach", v, indices)) t.detach_();
+  DetachEach(VectorElements("detach", v, indices),
+             [&](std::size_t i) { return absl::StrCat("vector[", indices.empty() ? i : indices[i], "]"); });
 }
 
 void detach_(Handle d, absl::Span<const std::string> keys) {
-  for (auto& [key, t] : DictElements("detach", d, keys)) t.detach_();
+  std::vector<at::Tensor> tensors;
+  std::vector<std::string> names;
+  for (auto& [key, t] : DictElements("detach", d, keys)) {
+    names.push_back(key);
+    tensors.push_back(t);
+  }
+  DetachEach(tensors, [&](std::size_t i) { return absl::StrCat("key `", names[i]); });
 }
 
 bool gradflag(Handle h) { return TensorOf("gradflag", h).requires_grad(); }

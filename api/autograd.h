@@ -66,7 +66,9 @@ void nograd(Handle h);
 Result detach(const Operand& x);
 // Detaches in place (ktorch's detach(t;1b), detach v, detach d): every tensor of a tensor,
 // vector or dictionary handle; or the vector's elements at `indices`, the dictionary's `keys`.
-// libtorch refuses views ("Can't detach views in-place").
+// All or nothing: a view among them (libtorch can't detach views in place) is an error naming
+// it ("detach: vector[1] is a view, and views can't be detached in place ...") before any is
+// detached.
 void detach_(Handle h);
 void detach_(Handle v, absl::Span<const std::int64_t> indices);
 void detach_(Handle d, absl::Span<const std::string> keys);

@@ -116,7 +116,8 @@ TEST_F(ManipulationTest, DetachNewOrInPlaceWholeOrSelected) {
   EXPECT_EQ(Live(n).data_ptr(), Live(t).data_ptr());  // as libtorch's detach: shared values
   EXPECT_TRUE(Same(kscope::detach(Floats({1, 2}, {2})).tensor(), Floats({1, 2}, {2})));  // data in, data out
   Handle view = kscope::reshape(t, {2, 1});
-  EXPECT_THAT(ErrorOf([&] { detach_(view); }), HasSubstr("Can't detach views in-place"));
+  EXPECT_EQ(ErrorOf([&] { detach_(view); }),
+            "detach: the tensor is a view, and views can't be detached in place (detach(x) makes a detached tensor)");
   detach_(t);
   EXPECT_FALSE(gradflag(t));
 
@@ -133,12 +134,22 @@ TEST_F(ManipulationTest, DetachNewOrInPlaceWholeOrSelected) {
   detach_(v);
   EXPECT_EQ(gradflags(v).list(), (std::vector<bool>{false, false, false}));
 
+  // A view among the tensors: none is detached.
+  Handle base = tensor(Floats({1, 2}, {2}), grad_on);
+  Handle with_view = vector({Operand(at::ones({1}).requires_grad_()), Operand(kscope::reshape(base, {2, 1}))});
+  EXPECT_THAT(ErrorOf([&] { detach_(with_view); }), HasSubstr("detach: vector[1] is a view"));
+  EXPECT_THAT(ErrorOf([&] { detach_(with_view, std::vector<std::int64_t>{1}); }), HasSubstr("detach: vector[1] is a view"));
+  EXPECT_EQ(gradflags(with_view).list(), (std::vector<bool>{true, true}));
+
   Handle d = dict(NamedOperands{{"a", Operand(at::ones({1}).requires_grad_())},
                                 {"b", Operand(at::ones({1}).requires_grad_())}});
   EXPECT_EQ(ErrorOf([&] { detach_(d, std::vector<std::string>{"b", "c"}); }), "detach: no key `c in dictionary");
   detach_(d, std::vector<std::string>{"b"});
   EXPECT_THAT(gradflags(d).named(), ElementsAre(Pair("a", true), Pair("b", false)));
   EXPECT_EQ(ErrorOf([&] { detach_(d, std::vector<std::int64_t>{0}); }), "detach: expected vector, given dictionary");
+  Handle d_view = dict(NamedOperands{{"a", Operand(at::ones({1}).requires_grad_())}, {"v", Operand(kscope::reshape(base, {2, 1}))}});
+  EXPECT_THAT(ErrorOf([&] { detach_(d_view); }), HasSubstr("detach: key `v is a view"));
+  EXPECT_THAT(gradflags(d_view).named(), ElementsAre(Pair("a", true), Pair("v", true)));
   EXPECT_EQ(ErrorOf([&] { detach_(loss("mse")); }), "detach: expected tensor, vector or dictionary, given loss");
 }
 
