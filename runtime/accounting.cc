@@ -1,5 +1,7 @@
 #include "runtime/accounting.h"
 
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "runtime/names.h"
@@ -35,20 +37,30 @@ struct StorageUse {
   std::int64_t itemsize = 1;
 };
 
+// The tensors holding t's values: t itself, or a sparse tensor's indices and values (they have
+// storage; the sparse tensor has none).
+std::vector<at::Tensor> StoredParts(const at::Tensor& t) {
+  if (t.layout() == at::kSparse) return {t._indices(), t._values()};
+  if (t.layout() == at::kSparseCsr) return {t.crow_indices(), t.col_indices(), t.values()};
+  return {t};
+}
+
 // Groups the object's defined, storage-backed tensors by storage.
 absl::flat_hash_map<const void*, StorageUse> StorageUses(const Object& o) {
   absl::flat_hash_map<const void*, StorageUse> uses;
   absl::flat_hash_set<const void*> seen_impls;
-  for (const auto& t : o.tensors()) {
-    if (!t.defined() || !t.has_storage()) continue;
-    if (!seen_impls.insert(t.unsafeGetTensorImpl()).second) continue;
-    const auto& storage = t.storage();
-    StorageUse& use = uses[storage.unsafeGetStorageImpl()];
-    use.nbytes = static_cast<std::int64_t>(storage.nbytes());
-    use.own_bytes += t.numel() * static_cast<std::int64_t>(t.element_size());
-    use.impls += 1;
-    use.use_count = static_cast<std::int64_t>(storage.use_count());
-    use.itemsize = static_cast<std::int64_t>(t.element_size());
+  for (const auto& held : o.tensors()) {
+    if (!held.defined() || !seen_impls.insert(held.unsafeGetTensorImpl()).second) continue;
+    for (const at::Tensor& t : StoredParts(held)) {
+      if (!t.has_storage()) continue;
+      const auto& storage = t.storage();
+      StorageUse& use = uses[storage.unsafeGetStorageImpl()];
+      use.nbytes = static_cast<std::int64_t>(storage.nbytes());
+      use.own_bytes += t.numel() * static_cast<std::int64_t>(t.element_size());
+      use.impls += 1;
+      use.use_count = static_cast<std::int64_t>(storage.use_count());
+      use.itemsize = static_cast<std::int64_t>(t.element_size());
+    }
   }
   return uses;
 }

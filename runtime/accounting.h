@@ -20,6 +20,7 @@ namespace kscope {
 // Bytes of tensor storage the object holds. A storage shared by several of the object's
 // tensors is counted once; a storage shared with tensors outside the object (a view) counts
 // only the object's own elements (numel x itemsize), as ktorch does, so nothing is counted twice.
+// A sparse tensor holds the storage of its indices and values.
 std::int64_t Bytes(const Object& o);
 // Elements of storage, by the same rule as Bytes.
 std::int64_t Elements(const Object& o);

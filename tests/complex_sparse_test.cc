@@ -180,6 +180,18 @@ TEST_F(SparseTest, DenseIndicesAndValuesMatchLibtorch) {
   EXPECT_EQ(obj().back().origin, "values");
 }
 
+TEST_F(SparseTest, BytesAndElementsCountIndicesAndValues) {
+  auto scope = Scope::Open();
+  const at::Tensor s = WithZeros().to_sparse();
+  const std::int64_t nnz = s._nnz();
+  ASSERT_GT(nnz, 0);
+  Handle h = tensor(s);
+  // indices: sparse_dim x nnz longs; values: nnz doubles
+  EXPECT_EQ(bytes(h), s.sparse_dim() * nnz * 8 + nnz * 8);
+  EXPECT_EQ(elements(h), s.sparse_dim() * nnz + nnz);
+  EXPECT_EQ(obj().back().bytes, bytes(h));
+}
+
 TEST_F(SparseTest, CoalesceReplacesTheHandlesTensorInPlace) {
   auto scope = Scope::Open();
   // (0,1) given twice: 1+2 once coalesced
