@@ -10,6 +10,7 @@
 
 #include "api/batch_window.h"
 #include "api/nn/model_object.h"
+#include "api/selection.h"
 #include "api/shuffle.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -94,30 +95,16 @@ class Gatherer {
 
   void AddVector(const TensorVector& v, const DataPart& part) {
     if (part.keys()) Fail("%s: keys given with a vector", fn_);
-    if (!part.indices()) {
-      for (const at::Tensor& t : v) Push(t);
-      return;
-    }
-    for (std::int64_t i : *part.indices()) {
-      if (i < 0 || i >= static_cast<std::int64_t>(v.size())) {
-        Fail("%s: vector index %d out of range for size %d", fn_, i, v.size());
-      }
-      Push(v[i]);
-    }
+    if (part.indices() && part.indices()->empty()) return;  // no tensor selected
+    for (const Selected& s : SelectElements(fn_, v, part.indices().value_or(std::vector<std::int64_t>{}))) Push(s.tensor);
   }
 
   void AddDictionary(const TensorDict& d, const DataPart& part) {
     if (part.indices()) Fail("%s: indices given with a dictionary", fn_);
     dictionary_ = true;
-    if (!part.keys()) {
-      for (const auto& item : d) PushKeyed(item.key(), item.value());
-      return;
-    }
-    for (const std::string& key : *part.keys()) {
-      const at::Tensor* t = d.find(key);
-      if (t == nullptr) Fail("%s: no key `%s in dictionary", fn_, key);
-      PushKeyed(key, *t);
-    }
+    const std::vector<std::string> keys = part.keys().value_or(d.keys());
+    const std::vector<Selected> selected = SelectElements(fn_, d, keys);
+    for (std::size_t i = 0; i < keys.size(); ++i) PushKeyed(keys[i], selected[i].tensor);
   }
 
   void Push(const at::Tensor& t) {

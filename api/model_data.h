@@ -21,7 +21,7 @@
 //
 // Errors: kscope::Error naming the function ("batch: expected model, given tensor", "stale
 // pointer", "train: expected tensor, vector or dictionary, given module", "train: vector
-// index 2 out of range for size 2", "train: no key `c in dictionary", "train: a key given twice:
+// index 2 out of range for 2 tensor(s)", "train: no key `c in dictionary", "train: a key given twice:
 // `a", "train: expected tensors and vectors, or dictionaries, given both", the batch window
 // errors); on error nothing changes. Thread-safety: a model and
 // its data must not be used from two threads at once.

@@ -98,7 +98,7 @@ TEST_F(ModelDataTest, BadPartsChangeNothing) {
   const Handle d = dict({{"a", Rows(4)}});
   const Handle q = module(Def("relu"));
   EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataPart(v, std::vector<std::int64_t>{2}), Rows(4)); }),
-            "train: vector index 2 out of range for size 2");
+            "train: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataPart(d, std::vector<std::string>{"z"}), Rows(4)); }),
             "train: no key `z in dictionary");
   EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, {d, d}, Rows(4)); }), "train: a key given twice: `a");

@@ -107,7 +107,7 @@ TEST_F(PluginModelDataTest, BadPartsLeaveTheDataAsItWas) {
   KRef v = Call("vector", "(1 2 3;4 5 6)");
   KRef q = Call("module", "`relu");
   EXPECT_EQ(Error("train", List({m.share(), List({v.share(), Q("0 2").share()}).share()})),
-            "train: vector index 2 out of range for size 2");
+            "train: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(Error("train", List({m.share(), q.share()})), "train: expected tensor, vector or dictionary, given module");
   EXPECT_EQ(Error("input", List({m.share(), v.share(), Q("1 2").share()})), "tensor size mismatch, 3 vs 2");
   EXPECT_EQ(S1(Call("data", m)), "(1 2 3;4 5 6)");
