@@ -7,7 +7,6 @@
 
 #include <torch/csrc/autograd/autograd.h>
 
-#include "absl/strings/str_cat.h"
 #include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -87,16 +86,14 @@ void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
 }
 
 // Detaches every tensor in place, or none: libtorch refuses views, so all are checked before the
-// first is detached. where(i) names tensor i in the error.
-template <typename Where>
-void DetachEach(const std::vector<at::Tensor>& tensors, Where where) {
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].is_view()) {
-      Fail("detach: %s is a view, and views can't be detached in place (detach(x) makes a detached tensor)",
-           where(i));
+// first is detached.
+void DetachEach(const std::vector<Selected>& selected) {
+  for (const Selected& s : selected) {
+    if (s.tensor.is_view()) {
+      Fail("detach: %s is a view, and views can't be detached in place (detach(x) makes a detached tensor)", s.where);
     }
   }
-  for (at::Tensor t : tensors) t.detach_();
+  for (Selected s : selected) s.tensor.detach_();
 }
 
 }  // namespace
@@ -140,24 +137,13 @@ void detach_(Handle h) {
   switch (HandleTable::Global().Info(h).object_class) {
     case ObjectClass::kVector: return detach_(h, absl::Span<const std::int64_t>());
     case ObjectClass::kDictionary: return detach_(h, absl::Span<const std::string>());
-    default: DetachEach(TensorsOf("detach", h), [](std::size_t) { return std::string("the tensor"); });
+    default: DetachEach({Selected{TensorsOf("detach", h).front(), "the tensor"}});
   }
 }
 
-void detach_(Handle v, absl::Span<const std::int64_t> indices) {
-  DetachEach(VectorElements("detach", v, indices),
-             [&](std::size_t i) { return absl::StrCat("vector[", indices.empty() ? i : indices[i], "]"); });
-}
+void detach_(Handle v, absl::Span<const std::int64_t> indices) { DetachEach(SelectElements("detach", v, indices)); }
 
-void detach_(Handle d, absl::Span<const std::string> keys) {
-  std::vector<at::Tensor> tensors;
-  std::vector<std::string> names;
-  for (auto& [key, t] : DictElements("detach", d, keys)) {
-    names.push_back(key);
-    tensors.push_back(t);
-  }
-  DetachEach(tensors, [&](std::size_t i) { return absl::StrCat("key `", names[i]); });
-}
+void detach_(Handle d, absl::Span<const std::string> keys) { DetachEach(SelectElements("detach", d, keys)); }
 
 bool gradflag(Handle h) { return TensorOf("gradflag", h).requires_grad(); }
 

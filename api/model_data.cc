@@ -102,7 +102,8 @@ class Gatherer {
   void AddDictionary(const TensorDict& d, const DataPart& part) {
     if (part.indices()) Fail("%s: indices given with a dictionary", fn_);
     dictionary_ = true;
-    const std::vector<std::string> keys = part.keys().value_or(d.keys());
+    if (part.keys() && part.keys()->empty()) return;  // no tensor selected
+    const std::vector<std::string> keys = part.keys() ? *part.keys() : d.keys();
     const std::vector<Selected> selected = SelectElements(fn_, d, keys);
     for (std::size_t i = 0; i < keys.size(); ++i) PushKeyed(keys[i], selected[i].tensor);
   }

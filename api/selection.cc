@@ -35,11 +35,21 @@ std::vector<Selected> SelectElements(const char* fn, const TensorDict& d, absl::
   return out;
 }
 
-std::vector<at::Tensor> VectorElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices) {
+std::vector<Selected> SelectElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices) {
   const Object o = HandleTable::Global().Get(v);
   if (o.vector() == nullptr) Fail("%s: expected vector, given %s", fn, ClassName(o.object_class()));
+  return SelectElements(fn, *o.vector(), indices);
+}
+
+std::vector<Selected> SelectElements(const char* fn, Handle d, absl::Span<const std::string> keys) {
+  const Object o = HandleTable::Global().Get(d);
+  if (o.dict() == nullptr) Fail("%s: expected dictionary, given %s", fn, ClassName(o.object_class()));
+  return SelectElements(fn, *o.dict(), keys);
+}
+
+std::vector<at::Tensor> VectorElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices) {
   std::vector<at::Tensor> selected;
-  for (Selected& s : SelectElements(fn, *o.vector(), indices)) selected.push_back(std::move(s.tensor));
+  for (Selected& s : SelectElements(fn, v, indices)) selected.push_back(std::move(s.tensor));
   return selected;
 }
 
