@@ -16,6 +16,8 @@ bool IsIntegerType(K x) {
 
 }  // namespace
 
+bool NoOptionSymbols(const std::string&) { return false; }
+
 FillTarget FillTargetOf(const Args& a, std::size_t required, bool (*is_option)(const std::string&)) {
   if (a.empty()) a.Unrecognized();
   if (!a.IsPointerAt(0)) return FillTarget{init::Target(TensorFromK(a.fn(), a[0])), 1, true};

@@ -28,6 +28,9 @@ struct FillTarget {
 // atom at item 1 is one of the function's options rather than a name.
 FillTarget FillTargetOf(const Args& a, std::size_t required, bool (*is_option)(const std::string&));
 
+// The is_option of a function that takes no option symbols: every symbol atom is a name.
+bool NoOptionSymbols(const std::string& symbol);
+
 }  // namespace kscope::q
 
 #endif  // KSCOPE_Q_FILL_TARGET_H_

@@ -20,7 +20,7 @@ namespace {
 
 using kabi::K;
 
-constexpr const char* kForms[] = {
+constexpr const char* kFunctionalForms[] = {
     "adaptavg1d", "adaptavg2d", "adaptavg3d", "adaptmax1d", "adaptmax2d", "adaptmax3d", "avgpool1d",
     "avgpool2d",  "avgpool3d",  "bilinear",   "celu",       "elu",        "flatten",    "fmaxpool2d",
     "fmaxpool3d", "fold",       "glu",        "hardshrink", "hardtanh",   "interpolate", "leakyrelu",
@@ -30,7 +30,7 @@ constexpr const char* kForms[] = {
     "softmax",    "softmin",    "softplus",   "softshrink", "softsign",   "tanhshrink", "threshold",
     "unfold",     "zscore",
 };
-static_assert(std::size(kForms) == 51, "ktorch has 51 functional forms of layers");
+static_assert(std::size(kFunctionalForms) == 51, "ktorch has 51 functional forms of layers");
 
 // Forms whose names math_fns.cc exports.
 constexpr absl::string_view kExportedElsewhere[] = {"softmax", "logsoftmax"};
@@ -44,19 +44,19 @@ K Functional(const char* kind, K x) {
 }
 
 template <std::size_t I>
-K Form(K x) {
-  return Functional(kForms[I], x);
+K FunctionalFormCall(K x) {
+  return Functional(kFunctionalForms[I], x);
 }
 
 template <std::size_t... I>
-std::vector<Export> FormExports(std::index_sequence<I...>) {
-  return {Unary(kForms[I], Form<I>)...};
+std::vector<Export> FunctionalFormExports(std::index_sequence<I...>) {
+  return {Unary(kFunctionalForms[I], FunctionalFormCall<I>)...};
 }
 
 }  // namespace
 
 std::vector<Export> FunctionalExports() {
-  std::vector<Export> exports = FormExports(std::make_index_sequence<std::size(kForms)>());
+  std::vector<Export> exports = FunctionalFormExports(std::make_index_sequence<std::size(kFunctionalForms)>());
   exports.erase(std::remove_if(exports.begin(), exports.end(),
                                [](const Export& e) { return absl::c_linear_search(kExportedElsewhere, e.name); }),
                 exports.end());

@@ -27,8 +27,6 @@ namespace {
 
 using kabi::K;
 
-bool NoOptionSymbols(const std::string&) { return false; }
-
 bool IsKaimingOption(const std::string& s) { return s == "fanin" || s == "fanout" || init::is_nonlinearity(s); }
 
 // The number at i when given (and nothing after it), else `otherwise`.

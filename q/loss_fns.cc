@@ -63,7 +63,7 @@ struct LossForm {
   std::size_t inputs;
 };
 
-constexpr LossForm kForms[] = {
+constexpr LossForm kLossForms[] = {
     {"ce", "ce", 0},
     {"nll", "nll", 0},
     {"mse", "mse", 0},
@@ -97,19 +97,19 @@ K LossFunction(const LossForm& form, K x) {
 }
 
 template <std::size_t I>
-K Form(K x) {
-  return LossFunction(kForms[I], x);
+K LossFormCall(K x) {
+  return LossFunction(kLossForms[I], x);
 }
 
 template <std::size_t... I>
-std::vector<Export> FormExports(std::index_sequence<I...>) {
-  return {Unary(kForms[I].name, Form<I>)...};
+std::vector<Export> LossFormExports(std::index_sequence<I...>) {
+  return {Unary(kLossForms[I].name, LossFormCall<I>)...};
 }
 
 }  // namespace
 
 std::vector<Export> LossExports() {
-  std::vector<Export> exports = FormExports(std::make_index_sequence<std::size(kForms)>());
+  std::vector<Export> exports = LossFormExports(std::make_index_sequence<std::size(kLossForms)>());
   exports.insert(exports.begin(), Unary("loss", Loss));
   return exports;
 }

@@ -26,8 +26,6 @@ namespace {
 
 using kabi::K;
 
-bool NoOptionSymbols(const std::string&) { return false; }
-
 // A fill's name, its options as its errors spell them, and how many it takes (bit n set: n
 // options allowed).
 struct Form {

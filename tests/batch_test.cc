@@ -12,7 +12,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace batch_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -284,5 +284,5 @@ TEST_F(ShuffleTest, BadPermutationChangesNothing) {
   EXPECT_TRUE(at::equal(data[0], Longs({6, 5, 4, 3, 2, 1, 0})));
 }
 
-}  // namespace
+}  // namespace batch_test
 }  // namespace kscope

@@ -14,7 +14,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace batchnorm_test {
 
 using nn::DataMode;
 using testing::ErrorOf;
@@ -151,5 +151,5 @@ TEST_F(BatchnormTest, AFailedPassChangesNothing) {
   EXPECT_EQ(ErrorOf([&] { batchnorm(loss("mse")); }), "batchnorm: expected module or model, given loss");
 }
 
-}  // namespace
+}  // namespace batchnorm_test
 }  // namespace kscope

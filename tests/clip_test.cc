@@ -14,7 +14,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace clip_test {
 
 using testing::Backward;
 using testing::ErrorOf;
@@ -196,5 +196,5 @@ TEST_F(ClipTest, OtherObjectsAreRefused) {
   EXPECT_EQ(ErrorOf([&] { clip_by_options(Linear(2, 2)); }), "clip: expected model, given module");
 }
 
-}  // namespace
+}  // namespace clip_test
 }  // namespace kscope

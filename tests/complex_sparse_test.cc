@@ -17,7 +17,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace complex_sparse_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -211,5 +211,5 @@ TEST_F(SparseTest, CoalesceReplacesTheHandlesTensorInPlace) {
   EXPECT_THAT(ErrorOf([&] { kscope::coalesce(gone); }), HasSubstr("stale pointer"));
 }
 
-}  // namespace
+}  // namespace complex_sparse_test
 }  // namespace kscope

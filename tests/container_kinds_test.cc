@@ -12,7 +12,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace container_kinds_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -210,5 +210,5 @@ TEST_F(ContainerKindsTest, CallbackRunsARegisteredFunctionAndItsHandlesEndWithTh
               HasSubstr("callback: unrecognized input type `vector"));
 }
 
-}  // namespace
+}  // namespace container_kinds_test
 }  // namespace kscope

@@ -23,7 +23,7 @@
 extern char** environ;
 
 namespace kscope {
-namespace {
+namespace distributed_test {
 
 using testing::ErrorOf;
 using testing::TcpRendezvous;
@@ -245,5 +245,5 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
   EXPECT_EQ(ErrorOf([&] { undistribute(tensor(at::ones(1))); }), "undistribute: expected model, given tensor");
 }
 
-}  // namespace
+}  // namespace distributed_test
 }  // namespace kscope

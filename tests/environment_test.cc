@@ -19,7 +19,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace environment_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -296,5 +296,5 @@ TEST_F(HelpTest, TopicsAndTypeTables) {
   EXPECT_EQ(tensor_option_names().size(), 6u);
 }
 
-}  // namespace
+}  // namespace environment_test
 }  // namespace kscope

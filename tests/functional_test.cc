@@ -10,7 +10,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace functional_test {
 
 namespace F = torch::nn::functional;
 using testing::ErrorOf;
@@ -253,5 +253,5 @@ TEST_F(FunctionalTest, BadInputChangesNothing) {
   EXPECT_TRUE(at::equal(tensor(x), at::tensor({1.0, 2.0, 3.0}, at::kDouble)));
 }
 
-}  // namespace
+}  // namespace functional_test
 }  // namespace kscope

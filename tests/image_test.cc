@@ -18,7 +18,7 @@
 #include "tests/png_read.h"
 
 namespace kscope {
-namespace {
+namespace image_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -159,5 +159,5 @@ TEST_F(ImageTest, MakegridRejectsBadArgumentsAndRegistersNothing) {
   EXPECT_EQ(live_handles(), 1u);
 }
 
-}  // namespace
+}  // namespace image_test
 }  // namespace kscope

@@ -16,7 +16,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace init_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -236,5 +236,5 @@ TEST_F(InitTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   }
 }
 
-}  // namespace
+}  // namespace init_test
 }  // namespace kscope

@@ -16,7 +16,7 @@
 #include "tests/module_case.h"
 
 namespace kscope {
-namespace {
+namespace k_layers_test {
 
 using testing::Bools;
 using testing::BadCase;
@@ -365,5 +365,5 @@ TEST_F(KLayersTest, BuffersFollowTheModuleToAnotherDtype) {
   EXPECT_TRUE(at::equal(forward(select, x).tensor(), x.flip(1)));
 }
 
-}  // namespace
+}  // namespace k_layers_test
 }  // namespace kscope

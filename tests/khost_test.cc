@@ -18,7 +18,7 @@
 
 #include "tests/khost/khost.h"
 
-namespace {
+namespace khost_test {
 
 using kabi::K;
 using khost::Check;
@@ -1110,4 +1110,4 @@ TEST_F(LibraryTest, MissingLibraryOrSymbol) {
   EXPECT_TRUE(missing.Names().empty());
 }
 
-}  // namespace
+}  // namespace khost_test

@@ -10,7 +10,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace lamb_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -94,5 +94,5 @@ TEST_F(OptimizerLambTest, DefaultsAndChecks) {
   EXPECT_THAT(ErrorOf([] { opt("lamb", {}, {{"beta2", 1.0}}); }), HasSubstr("Invalid beta parameter at index 1: 1"));
 }
 
-}  // namespace
+}  // namespace lamb_test
 }  // namespace kscope

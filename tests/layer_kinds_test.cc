@@ -16,7 +16,7 @@
 #include "tests/module_case.h"
 
 namespace kscope::testing {
-namespace {
+namespace layer_kinds_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -382,5 +382,5 @@ TEST_F(LayerKindsTableTest, InputCountsAndLibtorchChecks) {
   EXPECT_EQ(live_handles(), before);
 }
 
-}  // namespace
+}  // namespace layer_kinds_test
 }  // namespace kscope::testing

@@ -9,7 +9,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace loss_test {
 
 namespace F = torch::nn::functional;
 using testing::ErrorOf;
@@ -335,5 +335,5 @@ TEST_F(LossTest, BadLossesChangeNothing) {
   EXPECT_EQ(ErrorOf([&] { forward(l, at::ones({1})); }), "forward: expected module or model, given loss");
 }
 
-}  // namespace
+}  // namespace loss_test
 }  // namespace kscope

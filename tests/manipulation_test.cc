@@ -13,7 +13,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace manipulation_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -320,5 +320,5 @@ TEST_F(ManipulationTest, FilldiagonalInPlaceOrACopyOfData) {
   EXPECT_TRUE(Same(Live(cube), at::zeros({2, 3, 2})));
 }
 
-}  // namespace
+}  // namespace manipulation_test
 }  // namespace kscope

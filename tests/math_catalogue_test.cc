@@ -21,7 +21,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_catalogue_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -232,5 +232,5 @@ TEST_F(MathCatalogueTest, SeveralTensorsInSeveralResultsOut) {
   EXPECT_THAT(ErrorOf([&] { math::Run(kSplit, {Operand(t)}); }), HasSubstr("split3: arg[0] expected tensors"));
 }
 
-}  // namespace
+}  // namespace math_catalogue_test
 }  // namespace kscope

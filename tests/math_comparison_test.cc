@@ -20,7 +20,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_comparison_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -170,5 +170,5 @@ TEST_F(MathComparisonTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_TRUE(at::equal(vector(v, 0), at::ones({2})));
 }
 
-}  // namespace
+}  // namespace math_comparison_test
 }  // namespace kscope

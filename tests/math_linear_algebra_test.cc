@@ -65,7 +65,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_linear_algebra_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -283,5 +283,5 @@ TEST_F(MathLinearAlgebraTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_EQ(tensor(out).numel(), 0);
 }
 
-}  // namespace
+}  // namespace math_linear_algebra_test
 }  // namespace kscope

@@ -22,7 +22,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_other_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -147,5 +147,5 @@ TEST_F(MathOtherTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_TRUE(at::equal(tensor(x), values));
 }
 
-}  // namespace
+}  // namespace math_other_test
 }  // namespace kscope

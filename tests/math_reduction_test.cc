@@ -53,7 +53,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_reduction_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -224,5 +224,5 @@ TEST_F(MathReductionTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_TRUE(at::equal(tensor(t), at::tensor({0.0f})));
 }
 
-}  // namespace
+}  // namespace math_reduction_test
 }  // namespace kscope

@@ -44,7 +44,7 @@
 #include "tests/math_test_util.h"
 
 namespace kscope {
-namespace {
+namespace math_spectral_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -211,5 +211,5 @@ TEST_F(MathSpectralTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_TRUE(at::equal(tensor(x), values));
 }
 
-}  // namespace
+}  // namespace math_spectral_test
 }  // namespace kscope

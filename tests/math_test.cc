@@ -19,7 +19,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace math_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -220,5 +220,5 @@ TEST_F(AutogradTest, DetachAndGradflag) {
             "backward: a gradient is given for a single tensor only");
 }
 
-}  // namespace
+}  // namespace math_test
 }  // namespace kscope

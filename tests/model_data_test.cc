@@ -10,7 +10,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace model_data_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -194,5 +194,5 @@ TEST_F(ModelDataTest, HiddenMetricNeedsARecurrentModel) {
   free(m);
 }
 
-}  // namespace
+}  // namespace model_data_test
 }  // namespace kscope

@@ -10,7 +10,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace model_run_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -181,5 +181,5 @@ TEST_F(ModelRunTest, SpiralsReachNinetyFivePercent) {
   EXPECT_EQ(t.values[1].second[0].item<std::int64_t>(), std::llround(t.values[0].second.item<double>() * 3));
 }
 
-}  // namespace
+}  // namespace model_run_test
 }  // namespace kscope

@@ -10,7 +10,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace model_test {
 
 using testing::Backward;
 using testing::ErrorOf;
@@ -246,5 +246,5 @@ TEST_F(ModelTest, BadStateCreatesNothing) {
   EXPECT_EQ(testing::LeakedRows(before), "");
 }
 
-}  // namespace
+}  // namespace model_test
 }  // namespace kscope

@@ -12,7 +12,7 @@
 #include "tests/module_case.h"
 
 namespace kscope {
-namespace {
+namespace module_kinds_test {
 
 using testing::BadCase;
 using testing::Def;
@@ -344,5 +344,5 @@ TEST_F(KindTableTest, DefaultsShowInTheQuery) {
   EXPECT_EQ(rrelu[0].options[1].second, nn::OptionValue(1.0 / 3));
 }
 
-}  // namespace
+}  // namespace module_kinds_test
 }  // namespace kscope

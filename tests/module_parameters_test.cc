@@ -5,7 +5,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace module_parameters_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -173,5 +173,5 @@ TEST_F(ModuleParametersTest, AvgparmsKeepsTheRunningMean) {
             "avgparms: key `.n must hold a count, a non-negative long scalar");
 }
 
-}  // namespace
+}  // namespace module_parameters_test
 }  // namespace kscope

@@ -6,7 +6,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace module_state_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -138,5 +138,5 @@ TEST_F(ModuleStateTest, CloneIsADeepCopyWithTheSameValuesAndFlags) {
   EXPECT_EQ(ErrorOf([&] { clone(tensor(at::ones(1))); }), "clone: expected module, given tensor");
 }
 
-}  // namespace
+}  // namespace module_state_test
 }  // namespace kscope

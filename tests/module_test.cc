@@ -7,7 +7,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace module_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -131,11 +131,11 @@ TEST_F(ModuleTest, TrainingFlagAndAHandleInHandleOut) {
   EXPECT_EQ(obj().back().origin, "forward");
 }
 
-}  // namespace
+}  // namespace module_test
 }  // namespace kscope
 
 namespace kscope {
-namespace {
+namespace module_test {
 
 using ModuleToTest = testing::LeakCheckTest;
 
@@ -153,5 +153,5 @@ TEST_F(ModuleToTest, ToConvertsAModuleInPlaceForEveryHandle) {
             "to: not implemented for optimizers, move the module they optimize");
 }
 
-}  // namespace
+}  // namespace module_test
 }  // namespace kscope

@@ -12,7 +12,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace optimizer_groups_test {
 
 using testing::Backward;
 using testing::ErrorOf;
@@ -189,5 +189,5 @@ TEST_F(OptimizerGroupsTest, AdagradSumIsMadeForParametersAddedLater) {
   EXPECT_TRUE(at::allclose(tensor(parm(q, "bias")), b.detach()));
 }
 
-}  // namespace
+}  // namespace optimizer_groups_test
 }  // namespace kscope

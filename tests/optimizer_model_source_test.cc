@@ -10,7 +10,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace optimizer_model_source_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -70,5 +70,5 @@ TEST_F(OptimizerModelSourceTest, OtherClassesAreRefused) {
   EXPECT_EQ(live_handles(), live);  // no optimizer made
 }
 
-}  // namespace
+}  // namespace optimizer_model_source_test
 }  // namespace kscope

@@ -10,7 +10,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace optimizer_state_test {
 
 using testing::Backward;
 using testing::CopyParameters;
@@ -174,5 +174,5 @@ TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
   EXPECT_EQ(ref(q).single(), 2);        // only o holds q
 }
 
-}  // namespace
+}  // namespace optimizer_state_test
 }  // namespace kscope

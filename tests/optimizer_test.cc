@@ -17,7 +17,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace optimizer_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -314,5 +314,5 @@ TEST_F(OptimizerTest, BadKindsAndOptionsLeaveNoHandle) {
   EXPECT_EQ(ref(q).single(), 1);  // no optimizer was left holding the module
 }
 
-}  // namespace
+}  // namespace optimizer_test
 }  // namespace kscope

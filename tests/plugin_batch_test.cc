@@ -7,7 +7,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_batch_test {
 
 using PluginBatchTest = PluginTest;
 
@@ -169,5 +169,5 @@ TEST_F(PluginBatchTest, ErrorsChangeNothing) {
   EXPECT_EQ(Error("restore", x), "stale pointer");
 }
 
-}  // namespace
+}  // namespace plugin_batch_test
 }  // namespace kscope::testing

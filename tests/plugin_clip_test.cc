@@ -9,7 +9,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_clip_test {
 
 class PluginClipTest : public PluginTest {
  protected:
@@ -187,5 +187,5 @@ TEST_F(PluginClipTest, BatchnormOfAModelAndAModule) {
                      linear.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_clip_test
 }  // namespace kscope::testing

@@ -11,7 +11,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_complex_sparse_test {
 
 using ::testing::HasSubstr;
 
@@ -156,5 +156,5 @@ TEST_F(PluginComplexSparseTest, SparseErrorsNameTheFunctionAndChangeNothing) {
   EXPECT_EQ(Error("values", s), "stale pointer");
 }
 
-}  // namespace
+}  // namespace plugin_complex_sparse_test
 }  // namespace kscope::testing

@@ -11,7 +11,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_distributed_test {
 
 using PluginDistributedTest = PluginTest;
 
@@ -187,5 +187,5 @@ TEST_F(PluginDistributeTest, BadArgumentsNameDistributeAndChangeNothing) {
   Call("free", List({m.share(), t.share(), g.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_distributed_test
 }  // namespace kscope::testing

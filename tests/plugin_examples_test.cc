@@ -18,7 +18,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_examples_test {
 
 // A new reference to a borrowed k object (a host function's argument).
 KRef Arg(kabi::K x) { return KRef(kabi::r1(x)); }
@@ -261,5 +261,5 @@ TEST_F(PluginExamplesTest, LbfgsScript) {
   EXPECT_NEAR(w[1], .5, 1e-4);
 }
 
-}  // namespace
+}  // namespace plugin_examples_test
 }  // namespace kscope::testing

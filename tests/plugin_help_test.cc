@@ -8,7 +8,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_help_test {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -201,5 +201,5 @@ TEST_F(PluginEnvironmentTest, ConfigAndVersion) {
   EXPECT_EQ(Error("config", "`x"), "config: unrecognized arg(s) - symbol scalar");
 }
 
-}  // namespace
+}  // namespace plugin_help_test
 }  // namespace kscope::testing

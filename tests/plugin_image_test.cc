@@ -10,7 +10,7 @@
 #include "tests/png_read.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_image_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -90,5 +90,5 @@ TEST_F(PluginImageTest, MakegridErrorsNameTheFunction) {
   Call("free", t);
 }
 
-}  // namespace
+}  // namespace plugin_image_test
 }  // namespace kscope::testing

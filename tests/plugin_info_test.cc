@@ -5,7 +5,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_info_test {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
@@ -176,5 +176,5 @@ TEST_F(PluginInfoTest, BadArgumentsNameTheFunction) {
   EXPECT_EQ(Error("dim", t), "stale pointer");
 }
 
-}  // namespace
+}  // namespace plugin_info_test
 }  // namespace kscope::testing

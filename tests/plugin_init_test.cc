@@ -12,7 +12,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_init_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -240,5 +240,5 @@ TEST_F(PluginInitTest, BadArgumentsOfEachFormChangeNothing) {
   Call("free", List({t.share(), v.share(), d.share(), q.share(), loss.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_init_test
 }  // namespace kscope::testing

@@ -4,7 +4,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_k_layers_test {
 
 using PluginKLayersTest = PluginTest;
 
@@ -63,5 +63,5 @@ TEST_F(PluginKLayersTest, ErrorsNameTheKind) {
   Call("free", q);
 }
 
-}  // namespace
+}  // namespace plugin_k_layers_test
 }  // namespace kscope::testing

@@ -8,7 +8,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_layer_test {
 
 using ::testing::ElementsAre;
 using ::testing::FloatNear;
@@ -109,5 +109,5 @@ TEST_F(PluginLayerTest, BadOptionsNameTheKind) {
   EXPECT_EQ(Error("module", "(`pad2d;1)"), "pad2d: option `value required");
 }
 
-}  // namespace
+}  // namespace plugin_layer_test
 }  // namespace kscope::testing

@@ -6,7 +6,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_loss_test {
 
 using PluginLossTest = PluginTest;
 using PluginFunctionalTest = PluginTest;
@@ -172,5 +172,5 @@ TEST_F(PluginFunctionalTest, ExportedOnceEach) {
   }
 }
 
-}  // namespace
+}  // namespace plugin_loss_test
 }  // namespace kscope::testing

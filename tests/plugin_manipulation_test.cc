@@ -10,7 +10,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_manipulation_test {
 
 class PluginManipulationTest : public PluginTest {
  protected:
@@ -339,5 +339,5 @@ TEST_F(PluginManipulationTest, ResetResizeFilldiagonal) {
   Call("free", List({t.share(), r.share(), g.share(), m.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_manipulation_test
 }  // namespace kscope::testing

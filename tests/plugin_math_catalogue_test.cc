@@ -13,7 +13,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_catalogue_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -154,5 +154,5 @@ TEST_F(PluginMathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({p.share(), v.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_catalogue_test
 }  // namespace kscope::testing

@@ -10,7 +10,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_comparison_test {
 
 using ::testing::HasSubstr;
 
@@ -144,5 +144,5 @@ TEST_F(PluginMathComparisonTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({p.share(), v.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_comparison_test
 }  // namespace kscope::testing

@@ -10,7 +10,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_linear_algebra_test {
 
 using ::testing::HasSubstr;
 
@@ -190,5 +190,5 @@ TEST_F(PluginMathLinearAlgebraTest, BadArgumentsNameTheFunctionAndChangeNothing)
   Call("free", List({p.share(), v.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_linear_algebra_test
 }  // namespace kscope::testing

@@ -8,7 +8,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_other_test {
 
 using ::testing::HasSubstr;
 
@@ -119,5 +119,5 @@ TEST_F(PluginMathOtherTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({p.share(), o.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_other_test
 }  // namespace kscope::testing

@@ -10,7 +10,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_reduction_test {
 
 using ::testing::HasSubstr;
 
@@ -154,5 +154,5 @@ TEST_F(PluginMathReductionTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({p.share(), v.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_reduction_test
 }  // namespace kscope::testing

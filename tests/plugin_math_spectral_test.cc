@@ -15,7 +15,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_math_spectral_test {
 
 using ::testing::ElementsAre;
 using ::testing::FloatNear;
@@ -151,5 +151,5 @@ TEST_F(PluginMathSpectralTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({p.share(), o.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_math_spectral_test
 }  // namespace kscope::testing

@@ -7,7 +7,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_model_data_test {
 
 class PluginModelDataTest : public PluginTest {
  protected:
@@ -114,5 +114,5 @@ TEST_F(PluginModelDataTest, BadPartsLeaveTheDataAsItWas) {
   Call("free", List({v.share(), q.share(), m.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_model_data_test
 }  // namespace kscope::testing

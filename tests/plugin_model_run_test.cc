@@ -8,7 +8,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_model_run_test {
 
 // The q literal of the long list f(0) .. f(n-1) (q's `from+til n`, `n#0 1` and the like).
 template <typename F>
@@ -135,5 +135,5 @@ TEST_F(PluginModelRunTest, RunMetricsAsDictionarySeed004) {
   Call("free", List({m.share(), x.share(), y.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_model_run_test
 }  // namespace kscope::testing

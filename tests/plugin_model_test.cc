@@ -4,7 +4,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_model_test {
 
 using PluginModelTest = PluginTest;
 
@@ -140,5 +140,5 @@ TEST_F(PluginModelTest, BadOptionsAreRolledBack) {
   Call("free", m);
 }
 
-}  // namespace
+}  // namespace plugin_model_test
 }  // namespace kscope::testing

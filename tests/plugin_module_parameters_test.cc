@@ -4,7 +4,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_module_parameters_test {
 
 constexpr char kNet[] = "(`sequential;(`linear;`a;4;3);(`batchnorm1d;`b;3);(`relu;`c))";
 
@@ -140,5 +140,5 @@ TEST_F(PluginStateTest, OptimizerStateSeed002) {
   Call("free", List({q.share(), o.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_module_parameters_test
 }  // namespace kscope::testing

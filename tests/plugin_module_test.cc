@@ -3,7 +3,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_module_test {
 
 using ::testing::HasSubstr;
 
@@ -219,5 +219,5 @@ TEST_F(ModuleSeedTest, CallbackRunsQAndFreesItsPointers) {
   Call("free", m);
 }
 
-}  // namespace
+}  // namespace plugin_module_test
 }  // namespace kscope::testing

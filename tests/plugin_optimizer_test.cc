@@ -7,7 +7,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_optimizer_test {
 
 using PluginOptimizerTest = PluginTest;
 
@@ -266,5 +266,5 @@ TEST_F(PluginOptimizerTest, StateRestoresAnOptimizerThatContinuesSeed002) {
   Call("free", List({q.share(), o.share(), x.share(), q2.share(), o2.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_optimizer_test
 }  // namespace kscope::testing

@@ -3,7 +3,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_pointer_test {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
@@ -240,5 +240,5 @@ TEST_F(OverviewSeedTest, DataInDataOut) {
   EXPECT_EQ(S1(Call("Max", "(3 1 2;0)")), "(3;0)");
 }
 
-}  // namespace
+}  // namespace plugin_pointer_test
 }  // namespace kscope::testing

@@ -13,7 +13,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_random_test {
 
 using ::testing::ElementsAre;
 using ::testing::Ge;
@@ -179,5 +179,5 @@ TEST_F(PluginRandomTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Call("free", List({longs.share(), v.share(), d.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_random_test
 }  // namespace kscope::testing

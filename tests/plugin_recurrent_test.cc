@@ -4,7 +4,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_recurrent_test {
 
 using PluginRecurrentTest = PluginTest;
 
@@ -66,5 +66,5 @@ TEST_F(PluginRecurrentTest, BadOptionsAndInputsNameTheKind) {
   Call("free", q);
 }
 
-}  // namespace
+}  // namespace plugin_recurrent_test
 }  // namespace kscope::testing

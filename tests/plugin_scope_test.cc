@@ -3,7 +3,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_scope_test {
 
 using ::testing::HasSubstr;
 
@@ -121,5 +121,5 @@ TEST_F(ScopeFnsTest, BadScopeArguments) {
   EXPECT_EQ(Error("withscope", "1"), "withscope: expecting (function; argument(s)), given long scalar");
 }
 
-}  // namespace
+}  // namespace plugin_scope_test
 }  // namespace kscope::testing

@@ -11,7 +11,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_seed_sessions_test {
 
 using ::testing::MatchesRegex;
 
@@ -308,5 +308,5 @@ TEST_F(PluginSeedSessionsTest, LooseTensorStepsWithoutResetSeed004) {
   Call("free", List({x.share(), y.share(), z.share(), o.share()}));
 }
 
-}  // namespace
+}  // namespace plugin_seed_sessions_test
 }  // namespace kscope::testing

@@ -104,7 +104,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_seed_training_test {
 
 using ::testing::ElementsAre;
 
@@ -849,5 +849,5 @@ TEST_F(PluginSeedTrainingTest, OptionsShapeTheBatchesSeed004) {
   Call("free", m);
 }
 
-}  // namespace
+}  // namespace plugin_seed_training_test
 }  // namespace kscope::testing

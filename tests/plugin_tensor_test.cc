@@ -34,7 +34,7 @@
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
-namespace {
+namespace plugin_tensor_test {
 
 using ::testing::HasSubstr;
 
@@ -348,5 +348,5 @@ TEST_F(PluginTensorTest, BadArgumentsNameTensorAndChangeNothing) {
   Free({&out, &v});
 }
 
-}  // namespace
+}  // namespace plugin_tensor_test
 }  // namespace kscope::testing

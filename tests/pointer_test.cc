@@ -3,7 +3,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace pointer_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -227,5 +227,5 @@ TEST_F(PointerTest, ReturnOfADictionaryGivesItsValues) {
   EXPECT_EQ(values.keys(), std::vector<std::string>{"a"});
 }
 
-}  // namespace
+}  // namespace pointer_test
 }  // namespace kscope

@@ -19,7 +19,7 @@
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
-namespace {
+namespace random_fill_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -192,5 +192,5 @@ TEST_F(RandomFillTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   }
 }
 
-}  // namespace
+}  // namespace random_fill_test
 }  // namespace kscope

@@ -21,7 +21,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace recurrent_kinds_test {
 
 namespace tnn = torch::nn;
 using testing::ErrorOf;
@@ -396,5 +396,5 @@ TEST_F(TransformerKindsQueryTest, TheDefaultTransformerHasKtorchsLayout) {
   EXPECT_THAT(parms, ::testing::Not(::testing::Contains("encoder.layers.6.linear1.weight")));
 }
 
-}  // namespace
+}  // namespace recurrent_kinds_test
 }  // namespace kscope

@@ -11,7 +11,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace runtime_test {
 
 using testing::LeakCheckTest;
 using ::testing::ElementsAre;
@@ -197,5 +197,5 @@ TEST_F(NamesTest, DtypesAndDevicesRoundTrip) {
   EXPECT_FALSE(DeviceFromName("gpu").has_value());
 }
 
-}  // namespace
+}  // namespace runtime_test
 }  // namespace kscope

@@ -13,7 +13,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace scope_test {
 
 using testing::LeakCheckTest;
 using ::testing::HasSubstr;
@@ -410,11 +410,11 @@ TEST_F(ScopeTest, HandOffFromAnotherThreadsScopeIsRefused) {
   kscope::free(theirs);
 }
 
-}  // namespace
+}  // namespace scope_test
 }  // namespace kscope
 
 namespace kscope {
-namespace {
+namespace scope_test {
 
 using LeakFixtureTest = testing::LeakCheckTest;
 
@@ -431,5 +431,5 @@ TEST_F(LeakFixtureTest, ReportsHandlesThatOutliveTheirTest) {
   EXPECT_EQ(testing::LeakedRows(before), "");
 }
 
-}  // namespace
+}  // namespace scope_test
 }  // namespace kscope

@@ -14,7 +14,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace tensor_creation_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -260,5 +260,5 @@ TEST_F(TensorSelectionTest, ElementsAsNewHandlesSharingTheTensors) {
   EXPECT_EQ(live_handles(), before);
 }
 
-}  // namespace
+}  // namespace tensor_creation_test
 }  // namespace kscope

@@ -10,7 +10,7 @@
 #include "tests/leak_check.h"
 
 namespace kscope {
-namespace {
+namespace tensor_test {
 
 using testing::ErrorOf;
 using testing::LeakCheckTest;
@@ -204,11 +204,11 @@ TEST_F(ContainerTest, DictionaryBuildAccessInsert) {
   EXPECT_EQ(dict(d, "x").item<float>(), 1);
 }
 
-}  // namespace
+}  // namespace tensor_test
 }  // namespace kscope
 
 namespace kscope {
-namespace {
+namespace tensor_test {
 
 using testing::LeakCheckTest;
 
@@ -250,5 +250,5 @@ TEST_F(CudaTest, ScopeExitReleasesGpuTensors) {
   EXPECT_TRUE(observed->expired());
 }
 
-}  // namespace
+}  // namespace tensor_test
 }  // namespace kscope

@@ -227,15 +227,18 @@ OptimizerKind Rmsprop() {
   return k;
 }
 
-// A null `eval` is left to libtorch, which makes it iter*5/4. `search` is null (no line search)
-// or strong_wolfe, the one line search libtorch has.
+// A null `eval` becomes iter*5/4, libtorch's own default, set here on every options object:
+// libtorch fills it in only on the defaults and group of an optimizer whose defaults lack it,
+// and its step reads the group's value unchecked (an optimizer restored from a state, whose
+// defaults carried eval and whose group did not, stepped on an empty optional). `search` is
+// null (no line search) or strong_wolfe, the one line search libtorch has.
 torch::optim::LBFGSOptions LbfgsOptions(const OptionSet& o) {
   auto options = torch::optim::LBFGSOptions(o.Double("lr"))
                      .max_iter(o.Long("iter"))
                      .tolerance_grad(o.Double("gradtol"))
                      .tolerance_change(o.Double("changetol"))
                      .history_size(o.Long("history"));
-  if (!o.IsNull("eval")) options.max_eval(o.Long("eval"));
+  options.max_eval(o.IsNull("eval") ? o.Long("iter") * 5 / 4 : o.Long("eval"));
   if (!o.IsNull("search")) {
     if (o.Symbol("search") != "strong_wolfe") {
       Fail("lbfgs: unrecognized search `%s, expecting strong_wolfe", o.Symbol("search"));

@@ -16,7 +16,7 @@ struct ReportState {
   std::vector<Report> log ABSL_GUARDED_BY(mu);
 };
 
-ReportState& State() {
+ReportState& ReportStateOfHost() {
   static ReportState* state = new ReportState;
   return *state;
 }
@@ -55,19 +55,19 @@ Severity SeverityOf(Check check) {
 }
 
 void SetReportMode(ReportMode mode) {
-  ReportState& s = State();
+  ReportState& s = ReportStateOfHost();
   absl::MutexLock lock(&s.mu);
   s.mode = mode;
 }
 
 ReportMode GetReportMode() {
-  ReportState& s = State();
+  ReportState& s = ReportStateOfHost();
   absl::MutexLock lock(&s.mu);
   return s.mode;
 }
 
 ReportHandler SetReportHandler(ReportHandler handler) {
-  ReportState& s = State();
+  ReportState& s = ReportStateOfHost();
   absl::MutexLock lock(&s.mu);
   return std::exchange(s.handler, std::move(handler));
 }
@@ -78,7 +78,7 @@ void Emit(Check check, std::string message, std::uint64_t serial, int type) {
   ReportHandler handler;
   ReportMode mode;
   {
-    ReportState& s = State();
+    ReportState& s = ReportStateOfHost();
     absl::MutexLock lock(&s.mu);
     s.log.push_back(report);
     handler = s.handler;
@@ -121,7 +121,7 @@ std::string ReportCapture::Text() const {
 namespace internal {
 
 std::vector<Report> RecordedReports() {
-  ReportState& s = State();
+  ReportState& s = ReportStateOfHost();
   absl::MutexLock lock(&s.mu);
   return s.log;
 }
@@ -129,7 +129,7 @@ std::vector<Report> RecordedReports() {
 }  // namespace internal
 
 void ClearReports() {
-  ReportState& s = State();
+  ReportState& s = ReportStateOfHost();
   absl::MutexLock lock(&s.mu);
   s.log.clear();
 }
