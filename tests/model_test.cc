@@ -171,7 +171,7 @@ TEST_F(ModelTest, BadOptionsChangeNothing) {
       {{{"batchsize", std::int64_t{5}}, {"batchsize", std::int64_t{6}}}, "train: option `batchsize given more than once"},
   };
   for (const auto& [values, error] : cases) {
-    EXPECT_EQ(ErrorOf([&] { train(m, values); }), error);
+    EXPECT_EQ(ErrorOf([&, &values = values] { train(m, values); }), error);
     EXPECT_EQ(train_options(m), before);
   }
   EXPECT_EQ(ErrorOf([&] { test(m, {{"batchsize", std::int64_t{1}}, {"sync", true}}); }),
