@@ -37,6 +37,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tests/build_paths.h"
 #include "absl/types/span.h"
 #include "bench/plugin_session.h"
 #include "bench/ratio_report.h"
@@ -210,9 +211,9 @@ std::vector<kscope::bench::Comparison> Register(const std::vector<Case>& cases,
 
 int main(int argc, char** argv) {
   at::set_num_threads(1);
-  const kscope::bench::PluginSession session(KSCOPE_PLUGIN);
+  const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
   if (!session.ok()) {
-    absl::FPrintF(stderr, "math_bench: cannot load %s: %s\n", KSCOPE_PLUGIN, session.error());
+    absl::FPrintF(stderr, "math_bench: cannot load %s: %s\n", kscope::testing::kPluginPath, session.error());
     return 1;
   }
   plugin = {session.Function("tensor"), session.Function("free")};
@@ -220,7 +221,7 @@ int main(int argc, char** argv) {
   for (const MathOp& op : MathOps()) needed.push_back(op.name);
   for (const std::string& name : needed) {
     if (session.Function(name) == nullptr) {
-      absl::FPrintF(stderr, "math_bench: %s exports no rank-1 %s\n", KSCOPE_PLUGIN, name);
+      absl::FPrintF(stderr, "math_bench: %s exports no rank-1 %s\n", kscope::testing::kPluginPath, name);
       return 1;
     }
   }

@@ -39,6 +39,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_format.h"
+#include "tests/build_paths.h"
 #include "bench/plugin_session.h"
 #include "bench/ratio_report.h"
 #include "kscope/kscope.h"
@@ -197,14 +198,14 @@ std::vector<kscope::bench::Comparison> RatioTable() {
 
 int main(int argc, char** argv) {
   at::set_num_threads(1);
-  const kscope::bench::PluginSession session(KSCOPE_PLUGIN);
+  const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
   if (!session.ok()) {
-    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", KSCOPE_PLUGIN, session.error());
+    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", kscope::testing::kPluginPath, session.error());
     return 1;
   }
   plugin = {session.Function("tensor"), session.Function("add"), session.Function("free")};
   if (!plugin.tensor || !plugin.add || !plugin.free) {
-    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n", KSCOPE_PLUGIN);
+    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n", kscope::testing::kPluginPath);
     return 1;
   }
 

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tests/build_paths.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
 #include "tests/leak_check.h"
@@ -40,7 +41,7 @@ std::vector<int> RunRanks(const std::string& scenario, int started, int world, c
   std::vector<pid_t> pids(started, -1);
   std::vector<int> status(started, -1);
   for (int rank = 0; rank < started; ++rank) {
-    std::vector<std::string> args = {KSCOPE_DISTRIBUTED_WORKER, scenario, absl::StrCat(rank), absl::StrCat(world),
+    std::vector<std::string> args = {testing::kDistributedWorkerPath, scenario, absl::StrCat(rank), absl::StrCat(world),
                                      rendezvous, absl::StrCat(timeout.count())};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());

@@ -16,6 +16,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include "tests/build_paths.h"
 #include "tests/khost/khost.h"
 
 namespace khost_test {
@@ -1047,7 +1048,7 @@ class LibraryTest : public KhostTest {
   // Loaded before any test's LeakScope starts: the library's dictionary lives for the process.
   static void SetUpTestSuite() { Lib(); }
   static khost::Library& Lib() {
-    static khost::Library* lib = new khost::Library(KHOST_ECHO_PLUGIN);
+    static khost::Library* lib = new khost::Library(kscope::testing::kEchoPluginPath);
     return *lib;
   }
 };

@@ -3,11 +3,12 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "tests/build_paths.h"
 
 namespace kscope::testing {
 
 const khost::Library& Plugin() {
-  static const khost::Library* const library = new khost::Library(KSCOPE_PLUGIN);
+  static const khost::Library* const library = new khost::Library(kPluginPath);
   EXPECT_TRUE(library->ok()) << library->error();
   return *library;
 }

@@ -5,7 +5,7 @@
 // (`lib 2:(`fns;1))[] does, through the checked call. The dictionary it returns (symbol ->
 // type-112 function) is kept; the plugin stays loaded for the life of the process, as in q.
 //
-//   khost::Library lib(KHOST_ECHO_PLUGIN);
+//   khost::Library lib(kscope::testing::kEchoPluginPath);
 //   ASSERT_TRUE(lib.ok()) << lib.error();
 //   khost::Result r = lib.Call("echo", x.get());        // x stays the test's
 //   EXPECT_EQ(khost::S1(r.value.get()), "1 2 3");
