@@ -53,7 +53,7 @@ void Commit(Handle h, Payload payload, const Operand& value) {
   HandleTable::Global().Replace(h, Object(std::move(payload)), consumed, &released);
 }
 
-std::size_t CheckedIndex(std::int64_t i, std::size_t size) {
+std::size_t CheckedPosition(std::int64_t i, std::size_t size) {
   if (i < 0 || static_cast<std::size_t>(i) >= size) {
     Fail("vector: index %d out of range for size %d", i, size);
   }
@@ -78,12 +78,12 @@ TensorVector vector(Handle v) {
 
 at::Tensor vector(Handle v, std::int64_t i) {
   TensorVector stored = Stored<TensorVector>("vector", v, ObjectClass::kVector);
-  return HostCopy(stored[CheckedIndex(i, stored.size())]);
+  return HostCopy(stored[CheckedPosition(i, stored.size())]);
 }
 
 void vector(Handle v, std::int64_t i, const Operand& value) {
   TensorVector stored = Stored<TensorVector>("vector", v, ObjectClass::kVector);
-  const std::size_t at = CheckedIndex(i, stored.size());
+  const std::size_t at = CheckedPosition(i, stored.size());
   if (value.is_handle() && value.handle() == v) Fail("vector: cannot insert a vector into itself");
   stored[at] = Resolve("vector", {&value}).tensors[0];
   Commit(v, std::move(stored), value);

@@ -24,7 +24,7 @@ KindHelp Of(const nn::ModuleKind& k) { return KindHelp{k.name, k.inputs, k.max_i
 KindHelp Of(const nn::OptimizerKind& k) { return KindHelp{k.name, 0, 0, Defaults(k.options)}; }
 
 template <typename Find>
-std::vector<KindHelp> Table(const std::vector<std::string>& names, Find find) {
+std::vector<KindHelp> KindHelpTable(const std::vector<std::string>& names, Find find) {
   std::vector<KindHelp> rows;
   for (const std::string& name : names) rows.push_back(Of(*find(name)));
   return rows;
@@ -43,9 +43,9 @@ std::vector<std::pair<std::string, std::string>> help_topics() {
           {"tensor", "tensor options: device dtype layout gradient pin memory"}};
 }
 
-std::vector<KindHelp> module_help() { return Table(nn::ModuleKindNames(), nn::FindModuleKind); }
-std::vector<KindHelp> loss_help() { return Table(nn::LossKindNames(), nn::FindLossKind); }
-std::vector<KindHelp> optimizer_help() { return Table(nn::OptimizerKindNames(), nn::FindOptimizerKind); }
+std::vector<KindHelp> module_help() { return KindHelpTable(nn::ModuleKindNames(), nn::FindModuleKind); }
+std::vector<KindHelp> loss_help() { return KindHelpTable(nn::LossKindNames(), nn::FindLossKind); }
+std::vector<KindHelp> optimizer_help() { return KindHelpTable(nn::OptimizerKindNames(), nn::FindOptimizerKind); }
 
 KindHelp kind_help(const std::string& name) {
   if (const nn::ModuleKind* k = nn::FindModuleKind(name)) return Of(*k);

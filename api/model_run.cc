@@ -50,7 +50,7 @@ nn::ModuleOutput Output(const char* fn, const nn::Model& model, const DataTensor
 }
 
 // The parts of a forward's output: the output, then any hidden state (rnn: h; lstm: h, c).
-std::vector<at::Tensor> Parts(nn::ModuleOutput out) {
+std::vector<at::Tensor> OutputParts(nn::ModuleOutput out) {
   if (auto* t = std::get_if<at::Tensor>(&out)) return {std::move(*t)};
   return std::move(std::get<std::vector<at::Tensor>>(out));
 }
@@ -98,7 +98,7 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
     at::Tensor loss;
     const std::exception_ptr failure = Failure(model, [&] {
       if (x == nullptr) return;
-      std::vector<at::Tensor> parts = Parts(Output(fn, model, *x, false, state));
+      std::vector<at::Tensor> parts = OutputParts(Output(fn, model, *x, false, state));
       loss = Loss(fn, model, parts.front(), y->tensors);
       loss.backward();
       if (!first.defined()) first = loss;
@@ -121,7 +121,7 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
 }
 
 at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
-  at::Tensor loss = Loss(fn, model, Parts(Output(fn, model, x)).front(), y.tensors);
+  at::Tensor loss = Loss(fn, model, OutputParts(Output(fn, model, x)).front(), y.tensors);
   loss.backward();
   return loss.detach();
 }
@@ -334,7 +334,7 @@ RunMetrics testrun(Handle m) {
     const std::exception_ptr failure = Failure(model, [&] {
       while (model_batch(m, DataMode::kTest)) {
         nn::ModelData& data = model.test_data;
-        const std::vector<at::Tensor> output = Parts(Output("testrun", model, data.input, true, data.hidden));
+        const std::vector<at::Tensor> output = OutputParts(Output("testrun", model, data.input, true, data.hidden));
         const at::Tensor loss =
             collector.wants_loss() ? Loss("testrun", model, output.front(), data.target.tensors) : at::Tensor();
         collector.Add(loss, output, data.target);

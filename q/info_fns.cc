@@ -53,13 +53,13 @@ K KFromFlags(const PerElement<bool>& v) {
                 [](K x, std::size_t i, bool b) { kabi::Bytes(x)[i] = b; });
 }
 
-K KFromChars(const PerElement<char>& v) {
+K KFromPerElementChars(const PerElement<char>& v) {
   return Shaped(v, kabi::kChar, [](char c) { return kabi::kc(c); },
                 [](K x, std::size_t i, char c) { kabi::Chars(x)[i] = c; });
 }
 
 K Encode(const PerElement<bool>& v) { return KFromFlags(v); }
-K Encode(const PerElement<char>& v) { return KFromChars(v); }
+K Encode(const PerElement<char>& v) { return KFromPerElementChars(v); }
 template <typename T>
 K Encode(const PerElement<T>& v) { return KFromPerElement(v); }
 

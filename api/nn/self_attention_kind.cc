@@ -28,7 +28,7 @@ struct SelfAttentionOptions {
 };
 
 // Scores with a mask applied: filled with -inf where a boolean mask is true, else added to.
-at::Tensor Masked(const at::Tensor& scores, const at::Tensor& mask) {
+at::Tensor MaskedScores(const at::Tensor& scores, const at::Tensor& mask) {
   if (mask.scalar_type() == at::kBool) return scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
   return scores + mask;
 }
@@ -53,8 +53,8 @@ class SelfAttentionImpl : public KLayer<SelfAttentionImpl> {
     // Queries, keys and values, each (batch, heads, sequence, width).
     const std::vector<at::Tensor> qkv = in_(y).view({batch, length, 3, o_.heads, width}).permute({2, 0, 3, 1, 4}).unbind(0);
     at::Tensor scores = qkv[0].matmul(qkv[1].transpose(-2, -1)) / std::sqrt(static_cast<double>(width));
-    if (mask.defined()) scores = Masked(scores, mask);
-    if (padmask.defined()) scores = Masked(scores, padmask.view({batch, 1, 1, length}));
+    if (mask.defined()) scores = MaskedScores(scores, mask);
+    if (padmask.defined()) scores = MaskedScores(scores, padmask.view({batch, 1, 1, length}));
     const at::Tensor attended = drop_(scores.softmax(-1)).matmul(qkv[2]);
     return out_(attended.transpose(1, 2).reshape({batch, length, o_.dim}));
   }
