@@ -17,7 +17,7 @@ if(KSCOPE_USE_CCACHE)
   find_program(CCACHE_PROGRAM ccache)
   if(CCACHE_PROGRAM)
     # base_dir: paths under the source tree become relative, so clones in other folders hash
-    # alike (every build directory lives inside its clone: build, build-asan, build-fuzz).
+    # alike (every build directory lives inside its clone: build, build-san, build-package).
     # hash_dir off: the working directory is not part of the hash; with -g the debug
     # prefix map below keeps the absolute folder out of the object file instead.
     set(kscope_ccache_launcher env

@@ -3,6 +3,8 @@
 // takes next; bad states change nothing.
 #include <functional>
 
+#include <torch/optim/lbfgs.h>
+
 #include "api/nn/optimizer_object.h"
 #include "api/optimizer_state.h"
 #include "tests/error_text.h"
@@ -126,6 +128,14 @@ TEST_F(OptimizerStateTest, LbfgsStateWithItsHistories) {
   Handle q2 = Linear(4, 3);
   CopyParameters(q, q2);
   Handle o2 = opt(s, q2);
+  // libtorch's step reads its group's max_eval unchecked: the restored group must carry it.
+  auto max_eval = [](Handle op) {
+    auto& group = nn::OptimizerOf("test", op)->optimizer().param_groups()[0];
+    return static_cast<torch::optim::LBFGSOptions&>(group.options()).max_eval();
+  };
+  ASSERT_TRUE(max_eval(o2).has_value());
+  EXPECT_EQ(*max_eval(o2), *max_eval(o));
+  EXPECT_EQ(*max_eval(o), 5);  // iter 4: libtorch's default of iter*5/4
   run(q, o);
   run(q2, o2);
   EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), tensor(parm(q2, "weight"))));
