@@ -54,13 +54,6 @@ std::int64_t TaskBatches(const nn::RunOptions& o, std::int64_t rows) {
 }
 
 
-// The device of the module's first parameter (k data is moved there), if it has any.
-std::optional<c10::Device> ModuleDevice(const nn::Model& model) {
-  const std::vector<at::Tensor> parameters = model.module->module().parameters();
-  if (parameters.empty()) return std::nullopt;
-  return parameters.front().device();
-}
-
 // Collects the parts of one input or target, checking each; data to be batched must have at
 // least one dimension.
 class Gatherer {
@@ -135,7 +128,7 @@ class Gatherer {
 };
 
 DataTensors Gather(const char* fn, const Bound& b, const DataParts& parts, bool batched = true) {
-  Gatherer g(fn, ModuleDevice(b.model), batched);
+  Gatherer g(fn, b.model.device(), batched);
   for (const DataPart& part : parts.parts()) g.Add(part);
   return g.Take();
 }

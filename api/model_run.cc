@@ -136,13 +136,14 @@ bool Wants(const nn::RunOptions& o, std::initializer_list<Metric> any) {
 // What a run collects per batch (only what its metrics need), and the metrics from it.
 class Collector {
  public:
-  // `batches`: the number of batches of all tasks, which the `loss` metrics divide by; `group`:
-  // the process group the group metrics add up over (null: this process alone).
-  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches, const distributed::GroupObject* group)
+  // `batches`: the number of batches of all tasks, which the `loss` metrics divide by; the group
+  // metrics add up over the model's process group (none: this process alone).
+  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches, const nn::Model& model)
       : fn_(fn),
         options_(options),
         batches_(batches),
-        group_(group),
+        group_(model.group.get()),
+        device_(model.device().value_or(c10::kCPU)),
         losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss, Metric::kGroupLoss})),
         matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy, Metric::kGroupMatches})),
         predict_wanted_(Wants(options, {Metric::kPredict})),
@@ -170,7 +171,7 @@ class Collector {
   RunMetrics Metrics(const std::exception_ptr& failure = nullptr) const {
     // Summed over the ranks: the batch losses, the matched and the total counts.
     at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()), static_cast<double>(total_)});
-    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals, failure);
+    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals, device_, failure);
     RunMetrics r{{}, options_.tensor, options_.dictionary};
     for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
     return r;
@@ -221,6 +222,7 @@ class Collector {
   const nn::RunOptions& options_;
   const std::int64_t batches_;
   const distributed::GroupObject* const group_;
+  const c10::Device device_;  // the model's
   const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
   std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
   std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
@@ -300,8 +302,8 @@ RunMetrics run(Handle m) {
   return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
     model_batchinit(m, DataMode::kTrain);
     const std::int64_t batches = AllBatches(m, DataMode::kTrain, o);
-    if (model.group) distributed::CheckEpoch("run", *model.group, o, batches);
-    Collector collector("run", o, batches, model.group.get());
+    if (model.group) distributed::CheckEpoch("run", *model.group, o, batches, model.device().value_or(c10::kCPU));
+    Collector collector("run", o, batches, model);
     std::vector<at::Tensor> output;
     std::int64_t steps = 0;
     for (; model_batch(m, DataMode::kTrain); ++steps) {
@@ -328,8 +330,8 @@ RunMetrics testrun(Handle m) {
   return EndingTheEpochOnError(m, DataMode::kTest, [&] {
     model_batchinit(m, DataMode::kTest);
     const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
-    if (model.group) distributed::CheckEpoch("testrun", *model.group, o, batches);
-    Collector collector("testrun", o, batches, model.group.get());
+    if (model.group) distributed::CheckEpoch("testrun", *model.group, o, batches, model.device().value_or(c10::kCPU));
+    Collector collector("testrun", o, batches, model);
     // Under a group a rank's error ends its batches; the metrics' collective carries it.
     const std::exception_ptr failure = Failure(model, [&] {
       while (model_batch(m, DataMode::kTest)) {

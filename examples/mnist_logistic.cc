@@ -11,6 +11,7 @@
 //
 // Run:  ./build/examples/mnist_logistic_example          12000 training rows, 2000 test rows
 //       ./build/examples/mnist_logistic_example --full   60000 and 10000, as MNIST
+//       add --device=cuda (or cuda:N) to train on a GPU
 //       (exit status 1 below 90% test accuracy or with a live handle left; ctest runs the
 //       default size as the test `mnist_logistic_example`)
 #include <cstdint>
@@ -19,6 +20,8 @@
 
 #include <ATen/Parallel.h>
 
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -46,13 +49,12 @@ constexpr Size kFullSize{60000, 10000, 10};
 
 }  // namespace
 
+ABSL_FLAG(bool, full, false, "MNIST's sizes: 60000 training and 10000 test rows");
+ABSL_FLAG(std::string, device, "cpu", "where the model and data live: cpu, cuda or cuda:N");
+
 int main(int argc, char** argv) {
-  const bool full = argc == 2 && std::string(argv[1]) == "--full";
-  if (argc > 2 || (argc == 2 && !full)) {
-    absl::FPrintF(stderr, "usage: %s [--full]\n", argv[0]);
-    return 2;
-  }
-  const Size size = full ? kFullSize : kDefaultSize;
+  absl::ParseCommandLine(argc, argv);
+  const Size size = absl::GetFlag(FLAGS_full) ? kFullSize : kDefaultSize;
   at::set_num_threads(1);
   at::manual_seed(123);
   double accuracy = 0;
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
     const at::Tensor means = kscope::examples::MeanImages();
     const Sample train = Images(means, size.train_rows), test = Images(means, size.test_rows);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});
+    kscope::to(q, kscope::Options::Parse("to", {absl::GetFlag(FLAGS_device)}));  // model_data follows
     const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
     kscope::train(m, {{"batchsize", kBatchSize}, {"shuffle", true}, {"metrics", std::vector<std::string>{"loss"}}});
     kscope::test(m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"accuracy"}}});

@@ -7,8 +7,8 @@
 // are released as the scope closes; the model's handles live in main's scope, and the obj
 // table printed at the end shows that nothing is left.
 //
-// Run:  ./build/examples/spirals_example   (exit status 1 below 95% training accuracy or with a
-//       live handle left; ctest runs it as the test `spirals_example`)
+// Run:  ./build/examples/spirals_example [--device=cuda]   (exit status 1 below 95% training
+//       accuracy or with a live handle left; ctest runs it as the test `spirals_example`)
 #include <ATen/Parallel.h>
 #include <ATen/ops/argmax.h>
 #include <ATen/ops/cat.h>
@@ -20,10 +20,14 @@
 #include <ATen/ops/stack.h>
 #include <ATen/TensorOperators.h>
 
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "kscope/kscope.h"
+
+ABSL_FLAG(std::string, device, "cpu", "where the model and data live: cpu, cuda or cuda:N");
 
 namespace {
 
@@ -56,22 +60,26 @@ kscope::ModuleDefinition Mlp() {
 }
 
 // Percentage of points whose most likely class is their own (evaluation mode, no gradients).
-double Accuracy(kscope::Handle q, const Sample& s) {
-  const at::Tensor predicted = at::argmax(kscope::evaluate(q, s.x).tensor(), 1);
+double Accuracy(kscope::Handle q, const Sample& s, const std::string& device) {
+  const at::Tensor predicted = at::argmax(kscope::evaluate(q, s.x.to(c10::Device(device))).tensor(), 1).cpu();
   return 100.0 * predicted.eq(s.y).to(at::kDouble).mean().item<double>();
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  const std::string device = absl::GetFlag(FLAGS_device);
   at::set_num_threads(1);
   at::manual_seed(123);
   double training_accuracy = 0;
   {
     auto scope = kscope::Scope::Open();
     const Sample train = Spirals();
-    const kscope::Handle x = kscope::tensor(train.x), y = kscope::tensor(train.y);
+    const kscope::Options on_device = kscope::Options::Parse("tensor", {device});
+    const kscope::Handle x = kscope::tensor(train.x, on_device), y = kscope::tensor(train.y, on_device);
     const kscope::Handle q = kscope::module(Mlp());
+    kscope::to(q, on_device);
     const kscope::Handle l = kscope::loss("ce");
     const kscope::Handle o = kscope::opt("sgd", q, {0.2, 0.99});
     const absl::Time start = absl::Now();
@@ -87,9 +95,9 @@ int main() {
                      step / seconds, seconds);
       }
     }
-    training_accuracy = Accuracy(q, train);
-    absl::PrintF("training accuracy %.1f%%, accuracy on a fresh sample %.1f%%\n", training_accuracy,
-                 Accuracy(q, Spirals()));
+    training_accuracy = Accuracy(q, train, device);
+    absl::PrintF("training accuracy %.1f%% on %s, accuracy on a fresh sample %.1f%%\n", training_accuracy, device,
+                 Accuracy(q, Spirals(), device));
   }
   absl::PrintF("\nobj[] after the scope closed (%d live handles):\n%s", kscope::live_handles(),
                kscope::FormatObjects(kscope::obj()));

@@ -15,6 +15,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "api/distributed/group_object.h"
+#include "api/environment.h"
 #include "tests/build_paths.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
@@ -109,6 +111,15 @@ TEST_F(DistributedTest, ThreeRanksTrainAsOneProcess) {
   EXPECT_THAT(RunRanks("train", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
+// The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, README GPU).
+TEST_F(DistributedTest, TwoNcclRanksOneGpuEachTrainAsOneProcess) {
+#ifndef KSCOPE_WITH_CUDA
+  GTEST_SKIP() << "built without KSCOPE_ENABLE_CUDA: no nccl backend";
+#endif
+  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 CUDA devices, " << cuda_device_count() << " available";
+  EXPECT_THAT(RunRanks("train_nccl", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
 // Two ranks whose models or data differ: distribute and run fail alike on both, naming the rank.
 TEST_F(DistributedTest, RanksThatDisagreeFailAlike) {
   EXPECT_THAT(RunRanks("mismatch", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
@@ -189,10 +200,14 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   o.rendezvous = "tcp://127.0.0.1";
   EXPECT_EQ(ErrorOf([&] { group(o); }),
             "group: rendezvous must be tcp://host:port or a file path, given \"tcp://127.0.0.1\"");
-#ifndef KSCOPE_WITH_CUDA
   o = OneRank();
   o.backend = "nccl";
+#ifndef KSCOPE_WITH_CUDA
   EXPECT_EQ(ErrorOf([&] { group(o); }), "group: backend `nccl needs a libtorch built with CUDA and NCCL");
+#else
+  if (cuda_device_count() == 0) {
+    EXPECT_EQ(ErrorOf([&] { group(o); }), "group: backend `nccl needs a CUDA device, none available");
+  }
 #endif
   EXPECT_EQ(ErrorOf([] { ReductionFromName("allreduce", "prod"); }),
             "allreduce: unrecognized reduction `prod, expected `sum, `mean, `max or `min");
@@ -210,6 +225,19 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   kscope::free(g);
   EXPECT_EQ(ErrorOf([&] { barrier(); }), "barrier: no process group, make one with group");
   EXPECT_EQ(ErrorOf([&] { barrier(g); }), "stale pointer");
+}
+
+// An nccl group reduces CUDA tensors only: the numbers a model's epoch sends from the host
+// (counts, fingerprints, metric totals) travel on the model's own CUDA device; gloo keeps them on
+// the host. (The nccl runs themselves are in the GPU suite: README, GPU.)
+TEST_F(DistributedTest, HostNumbersTravelOnTheModelsDeviceUnderNccl) {
+  using distributed::CollectiveDevice;
+  const c10::Device cpu(c10::kCPU), cuda1(c10::kCUDA, 1);
+  EXPECT_EQ(CollectiveDevice("run", "gloo", cpu), cpu);
+  EXPECT_EQ(CollectiveDevice("run", "gloo", cuda1), cpu);
+  EXPECT_EQ(CollectiveDevice("run", "nccl", cuda1), cuda1);
+  EXPECT_EQ(ErrorOf([&] { CollectiveDevice("distribute", "nccl", cpu); }),
+            "distribute: an nccl group needs the model on a CUDA device, given cpu");
 }
 
 TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {

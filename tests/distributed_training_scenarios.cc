@@ -31,10 +31,12 @@ std::pair<at::Tensor, at::Tensor> Data(std::int64_t n, std::uint64_t seed) {
 }
 
 // A 4-16-3 classifier with cross entropy and adam, its parameters drawn after seeding with
-// `seed`, and one local training step on rows of its own (so that adam has state to share).
-Handle Classifier(std::uint64_t seed) {
+// `seed`, on `device`, and one local training step on rows of its own (so that adam has state
+// to share).
+Handle Classifier(std::uint64_t seed, const std::string& device = "cpu") {
   at::manual_seed(seed);
   const Handle q = testing::Sequential(4, 16, 3);
+  to(q, Options::Parse("to", {device}));
   const Handle m = model({q, loss("ce"), opt("adam", q, {0.01})});
   const auto [x, y] = Data(8, 1000 + seed);
   model_backstep(m, x, y);
@@ -44,7 +46,7 @@ Handle Classifier(std::uint64_t seed) {
 // Every parameter, buffer and optimizer state buffer of model m, flattened into one double row.
 at::Tensor Flat(Handle m) {
   std::vector<at::Tensor> parts;
-  for (const at::Tensor& t : nn::ModelOf("worker", m)->tensors()) parts.push_back(t.detach().flatten().to(at::kDouble));
+  for (const at::Tensor& t : nn::ModelOf("worker", m)->tensors()) parts.push_back(t.detach().flatten().to(at::kDouble).cpu());
   return at::cat(parts);
 }
 
@@ -104,8 +106,9 @@ void Train(const Setup& s) {
   const auto [want, want_accuracy] = SingleProcess(world);
 
   const Scope scope = Scope::Open();
+  if (s.device != "cpu") set_cuda_device(s.device);  // the current device of the rank's collectives
   const Handle g = group(s.group);
-  const Handle m = Classifier(rank);  // every rank starts elsewhere
+  const Handle m = Classifier(rank, s.device);  // every rank starts elsewhere
   SetOptions(m, kBatch);
   const auto [x, y] = Data(kRows, 1);
   model_data(m, DataMode::kTrain, x, y);

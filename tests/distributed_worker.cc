@@ -10,7 +10,8 @@
 //   early_exit   the last rank leaves right after joining; every other rank's allreduce must
 //                fail with kscope::Error naming allreduce (a closed peer or the timeout);
 //   missing      started with fewer ranks than WORLD: group must fail naming group;
-//   train, mismatch, killed, rank_error  models bound to the group (tests/distributed_worker.h).
+//   train, train_nccl, mismatch, killed, rank_error  models bound to the group
+//                (tests/distributed_worker.h).
 // Exit status: 0 when every check passed and no handle outlived its scope, 1 otherwise (the
 // reason on stderr), 2 for bad command-line arguments.
 #include <cstdlib>
@@ -20,6 +21,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tests/distributed_worker.h"
 
@@ -149,6 +151,10 @@ bool Parse(int argc, char** argv, Setup* s) {
   s->scenario = argv[1];
   s->group.rendezvous = argv[4];
   s->group.timeout = std::chrono::milliseconds(timeout_ms);
+  if (s->scenario == "train_nccl") {
+    s->group.backend = "nccl";
+    s->device = absl::StrCat("cuda:", s->group.rank);
+  }
   return true;
 }
 
@@ -157,7 +163,7 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|mismatch|killed|rank_error RANK WORLD RENDEZVOUS "
+    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|train_nccl|mismatch|killed|rank_error RANK WORLD RENDEZVOUS "
                  "TIMEOUT_MS\n";
     return 2;
   }
@@ -168,7 +174,7 @@ int main(int argc, char** argv) {
       EarlyExit(s);
     } else if (s.scenario == "missing") {
       Missing(s);
-    } else if (s.scenario == "train") {
+    } else if (s.scenario == "train" || s.scenario == "train_nccl") {
       kscope::worker::Train(s);
     } else if (s.scenario == "mismatch") {
       kscope::worker::Mismatch(s);

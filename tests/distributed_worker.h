@@ -17,6 +17,7 @@ namespace kscope::worker {
 struct Setup {
   std::string scenario;
   GroupOptions group;
+  std::string device = "cpu";  // where the rank's model lives (train_nccl: cuda:<rank>)
 };
 
 inline void Check(bool ok, const std::string& what) {
@@ -47,6 +48,8 @@ std::string ErrorOf(F f) {
 //           the same parameters and optimizer state, equal (to float tolerance) to one
 //           process training on the whole data with the ranks' batches together, and that
 //           the group metrics add up the tasks' (run and testrun);
+//   train_nccl  train over an nccl group, rank r's model on cuda:r (the GPU suite: one GPU
+//           per rank), against the same single process on the CPU;
 //   mismatch  two ranks whose modules, optimizer states, batch counts or task options differ:
 //           distribute or run fails alike on both, naming the rank that differs, and changes
 //           nothing;

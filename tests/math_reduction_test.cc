@@ -99,8 +99,9 @@ void ExpectEveryForm(const Case& c) {
   ExpectSameTensors(TensorsOf(by_handle), c.want, what + " handle");
 
   if (!math::Find(c.name)->writes_output) return;
-  const Handle out = c.want.size() == 1 ? empty({0}, Options{c.want[0].scalar_type()})
-                                        : vector(std::vector<Operand>{});
+  Options dtype;
+  if (c.want.size() == 1) dtype.dtype = c.want[0].scalar_type();
+  const Handle out = c.want.size() == 1 ? empty({0}, dtype) : vector(std::vector<Operand>{});
   EXPECT_TRUE(math::Run(c.name, handles, out).is_none()) << what;
   ExpectSameTensors(TensorsOf(Result(out)), c.want, what + " out");
 }

@@ -4,6 +4,7 @@
 // tensor, or a vector for several results), into a trailing output pointer, `::` in place for
 // the add-products, `::` placeholders for optional arguments, and bad arguments that name the
 // function and change nothing. tests/math_linear_algebra_test.cc compares each with libtorch.
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -105,13 +106,19 @@ class PluginMathLinearAlgebraTest : public PluginTest {
   }
 };
 
+// k text with each negative zero (-0f, -0) written as 0: libtorch versions differ in the sign
+// of an exact zero (householder gives -0 on 2.x), and -0 equals 0.
+std::string WithUnsignedZeros(const std::string& text) {
+  return std::regex_replace(text, std::regex("-0(?=[^.0-9]|$)"), "0");
+}
+
 TEST_F(PluginMathLinearAlgebraTest, DataPointerAndOutputFormsAgree) {
   for (const Row& row : kRows) {
     SCOPED_TRACE(std::string(row.name) + " " + row.arg);
     const KRef arg = Q(row.arg);
     const std::string by_data = S1(Call(row.name, arg));
     if (row.want != nullptr) {
-      EXPECT_EQ(by_data, row.want);
+      EXPECT_EQ(WithUnsignedZeros(by_data), row.want);
     }
 
     std::vector<KRef> pointers;

@@ -5,7 +5,6 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
-#include <torch/version.h>
 #include <ATen/ops/empty_like.h>
 #if defined(KSCOPE_WITH_CUDA) && defined(USE_C10D_NCCL)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -14,20 +13,15 @@
 
 #include "api/distributed/failure_text.h"
 #include "api/distributed/rendezvous.h"
+#include "api/environment.h"
 #include "absl/strings/str_format.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
+#include "runtime/names.h"
+#include "runtime/torch_compat_c10d.h"
 
 namespace kscope::distributed {
 namespace {
-
-// What the collectives run on: a ProcessGroup in libtorch 1.x, a Backend from 2.0 on (the
-// methods used here are the same in both).
-#if TORCH_VERSION_MAJOR >= 2
-using Collectives = c10d::Backend;
-#else
-using Collectives = c10d::ProcessGroup;
-#endif
 
 bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
 
@@ -41,7 +35,7 @@ std::shared_ptr<::gloo::transport::Device> GlooDevice(const Rendezvous& r) {
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-c10::intrusive_ptr<Collectives> Connect(const GroupOptions& o, const Rendezvous& r,
+c10::intrusive_ptr<C10dCollectives> Connect(const GroupOptions& o, const Rendezvous& r,
                                         const c10::intrusive_ptr<c10d::Store>& store) {
   if (o.backend == "gloo") {
     auto options = c10d::ProcessGroupGloo::Options::create(o.timeout);
@@ -49,6 +43,7 @@ c10::intrusive_ptr<Collectives> Connect(const GroupOptions& o, const Rendezvous&
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world, options);
   }
 #ifdef KSCOPE_WITH_NCCL
+  if (cuda_device_count() == 0) Fail("group: backend `nccl needs a CUDA device, none available");
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = o.timeout;
   return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, o.rank, o.world, options);
@@ -70,7 +65,16 @@ c10d::ReduceOp::RedOpType OpOf(Reduction op) {
 struct GroupObject::State {
   GroupOptions options;
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<Collectives> collectives;
+  c10::intrusive_ptr<C10dCollectives> collectives;
+
+  // `t` where the backend can take it: itself, or for nccl and a tensor off CUDA, a copy on this
+  // thread's current CUDA device (what Unstage copies back from).
+  at::Tensor Staged(const at::Tensor& t) const {
+    return options.backend == "nccl" && !t.is_cuda() ? t.to(c10::Device(c10::kCUDA)) : t;
+  }
+  static void Unstage(const at::Tensor& staged, at::Tensor& t) {
+    if (!staged.is_same(t)) t.copy_(staged);
+  }
 
   // Waits for one collective; its failure becomes kscope::Error naming fn.
   void Wait(const char* fn, c10::intrusive_ptr<c10d::Work> work) const {
@@ -118,30 +122,45 @@ int GroupObject::rank() const { return state_->options.rank; }
 int GroupObject::world() const { return state_->options.world; }
 GroupOptions GroupObject::options() const { return state_->options; }
 
+c10::Device GroupObject::HostNumbersDevice(const char* fn, c10::Device model_device) const {
+  return CollectiveDevice(fn, state_->options.backend, model_device);
+}
+
 void GroupObject::AllReduce(const char* fn, at::Tensor& tensor, Reduction op) const {
-  std::vector<at::Tensor> tensors{tensor};
+  std::vector<at::Tensor> tensors{state_->Staged(tensor)};
   c10d::AllreduceOptions options;
   options.reduceOp = OpOf(op);
   state_->Wait(fn, state_->collectives->allreduce(tensors, options));
-  if (op == Reduction::kMean) tensor.div_(state_->options.world);
+  if (op == Reduction::kMean) tensors[0].div_(state_->options.world);
+  State::Unstage(tensors[0], tensor);
 }
 
 void GroupObject::Broadcast(const char* fn, at::Tensor& tensor, int root) const {
-  std::vector<at::Tensor> tensors{tensor};
+  std::vector<at::Tensor> tensors{state_->Staged(tensor)};
   c10d::BroadcastOptions options;
   options.rootRank = root;
   state_->Wait(fn, state_->collectives->broadcast(tensors, options));
+  State::Unstage(tensors[0], tensor);
 }
 
 std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor& tensor) const {
+  std::vector<at::Tensor> inputs{state_->Staged(tensor)};
   std::vector<std::vector<at::Tensor>> outputs(1);
-  for (int i = 0; i < state_->options.world; ++i) outputs[0].push_back(at::empty_like(tensor));
-  std::vector<at::Tensor> inputs{tensor};
+  for (int i = 0; i < state_->options.world; ++i) outputs[0].push_back(at::empty_like(inputs[0]));
   state_->Wait(fn, state_->collectives->allgather(outputs, inputs));
+  for (at::Tensor& t : outputs[0]) t = t.to(tensor.device());
   return std::move(outputs[0]);
 }
 
 void GroupObject::Barrier(const char* fn) const { state_->Wait(fn, state_->collectives->barrier()); }
+
+c10::Device CollectiveDevice(const char* fn, const std::string& backend, c10::Device model_device) {
+  if (backend != "nccl") return c10::Device(c10::kCPU);
+  if (!model_device.is_cuda()) {
+    Fail("%s: an nccl group needs the model on a CUDA device, given %s", fn, DeviceName(model_device));
+  }
+  return model_device;
+}
 
 std::shared_ptr<GroupObject> GroupOf(const char* fn, Handle g) {
   return std::static_pointer_cast<GroupObject>(nn::CompositeOf(fn, g.is_null() ? default_group(fn) : g, ObjectClass::kGroup));

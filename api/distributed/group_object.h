@@ -45,7 +45,13 @@ class GroupObject final : public CompositeObject {
   // What the group was made from.
   GroupOptions options() const;
 
-  // The collectives, on tensors every rank gives in the same shapes and order.
+  // Where this group's collectives take the numbers that come from the host (counts, model
+  // fingerprints, metric totals) for a model on `model_device`: CollectiveDevice below.
+  c10::Device HostNumbersDevice(const char* fn, c10::Device model_device) const;
+
+  // The collectives, on tensors every rank gives in the same shapes and order. An nccl group
+  // takes CUDA tensors only: a tensor elsewhere travels through a copy on this thread's current
+  // CUDA device (cudadevice), and the results come back to its own device.
   // Reduces `tensor` across the ranks in place (kMean: the sum divided by world).
   void AllReduce(const char* fn, at::Tensor& tensor, Reduction op) const;
   // Overwrites `tensor` with rank root's.
@@ -59,6 +65,13 @@ class GroupObject final : public CompositeObject {
   explicit GroupObject(std::shared_ptr<State> state) : state_(std::move(state)) {}
   std::shared_ptr<State> state_;
 };
+
+// Where a collective of `backend` ("gloo" or "nccl") takes tensors of numbers from the host, for
+// a model on `model_device`: the host for gloo; for nccl, which reduces CUDA tensors only, the
+// model's own CUDA device, so that each rank's communicator stays on that rank's GPU.
+// kscope::Error naming fn for nccl and a model off CUDA ("distribute: an nccl group needs the
+// model on a CUDA device, given cpu").
+c10::Device CollectiveDevice(const char* fn, const std::string& backend, c10::Device model_device);
 
 // The group behind handle g, or the default group when g is null; kscope::Error naming fn
 // ("<fn>: expected group, given tensor", "stale pointer", no default group).

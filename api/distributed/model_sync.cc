@@ -25,9 +25,11 @@
 namespace kscope::distributed {
 namespace {
 
-// Each rank's `values` (a row of longs, the same length on every rank), one row per rank.
-at::Tensor Gathered(const char* fn, const GroupObject& g, const std::vector<std::int64_t>& values) {
-  return at::stack(g.AllGather(fn, at::tensor(values)));
+// Each rank's `values` (a row of longs, the same length on every rank), one row per rank, on
+// the host; sent from `device` (GroupObject::HostNumbersDevice).
+at::Tensor Gathered(const char* fn, const GroupObject& g, const std::vector<std::int64_t>& values,
+                    c10::Device device) {
+  return at::stack(g.AllGather(fn, at::tensor(values).to(device))).cpu();
 }
 
 // What must match across ranks for their tensors to be broadcast into each other: each
@@ -74,6 +76,7 @@ void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags
 }  // namespace
 
 void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
+  const c10::Device device = g.HostNumbersDevice(fn, model.device().value_or(c10::kCPU));
   torch::nn::Module& module = model.module->module();
   std::vector<at::Tensor> tensors = module.parameters();
   for (const at::Tensor& b : module.buffers()) tensors.push_back(b);
@@ -94,7 +97,7 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
     }
   }
 
-  const at::Tensor all = Gathered(fn, g, {Fingerprint(module_text), Fingerprint(state_text)});
+  const at::Tensor all = Gathered(fn, g, {Fingerprint(module_text), Fingerprint(state_text)}, device);
   for (int r = 1; r < g.world(); ++r) {
     if (all[r][0].item<std::int64_t>() != all[0][0].item<std::int64_t>()) {
       Fail("%s: rank %d's module differs from rank 0's (parameter and buffer sizes and types)", fn, r);
@@ -124,6 +127,7 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
   if (parameters.empty()) Fail("%s: the optimizer has no parameters to average gradients of", fn);
   at::NoGradGuard no_grad;
   const c10::TensorOptions like = parameters.front().options();
+  g.HostNumbersDevice(fn, like.device());  // the group can reduce tensors there
   const bool counts = rows > 0 && !failure;
   std::vector<at::Tensor> tensors;
   for (const at::Tensor& p : parameters) {
@@ -149,8 +153,10 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
   return buckets.Unpacked(n).div(total);
 }
 
-void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches) {
-  const at::Tensor all = Gathered(fn, g, {batches, options.task, options.tasks});
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches,
+                c10::Device model_device) {
+  const at::Tensor all =
+      Gathered(fn, g, {batches, options.task, options.tasks}, g.HostNumbersDevice(fn, model_device));
   const std::int64_t first = all[0][0].item<std::int64_t>();
   for (int r = 0; r < g.world(); ++r) {
     const std::int64_t task = all[r][1].item<std::int64_t>(), tasks = all[r][2].item<std::int64_t>();
@@ -166,12 +172,15 @@ void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& opti
   }
 }
 
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values,
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values, c10::Device model_device,
                         const std::exception_ptr& failure) {
+  const c10::Device device = g.HostNumbersDevice(fn, model_device);
   const std::int64_t n = values.numel();
-  at::Tensor sum = at::cat({values.to(at::kDouble).reshape(-1), at::zeros({g.world()}, at::kDouble)});
+  at::Tensor sum = at::cat({values.to(at::kDouble).cpu().reshape(-1), at::zeros({g.world()}, at::kDouble)});
   if (failure) sum[n + g.rank()].fill_(1);
+  sum = sum.to(device);
   Joining(failure, [&] { g.AllReduce(fn, sum, Reduction::kSum); });
+  sum = sum.cpu();
   RaiseFailures(fn, g, sum.narrow(0, n, g.world()), failure);
   return sum.narrow(0, 0, n);
 }

@@ -29,6 +29,8 @@
 //   - process groups and their collectives across processes (api/distributed/group.h: group;
 //     api/distributed/collectives.h: allreduce, broadcast, allgather, barrier) and models
 //     trained over them (api/distributed/distribute.h: distribute, undistribute);
+//   - the environment (api/environment.h): seeds per device, CUDA devices (cuda_device_count,
+//     set_cuda_device), sync, libtorch's version and build features;
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -53,6 +55,7 @@
 #include "api/distributed/collectives.h"
 #include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
+#include "api/environment.h"
 #include "api/functional.h"
 #include "api/image.h"
 #include "api/info.h"

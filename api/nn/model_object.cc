@@ -7,6 +7,12 @@
 
 namespace kscope::nn {
 
+std::optional<c10::Device> Model::device() const {
+  const std::vector<at::Tensor> parameters = module->module().parameters();
+  if (parameters.empty()) return std::nullopt;
+  return parameters.front().device();
+}
+
 std::vector<at::Tensor> ModelObject::tensors() const {
   std::vector<at::Tensor> all = model_->module->tensors();
   for (at::Tensor& t : model_->optimizer->tensors()) all.push_back(std::move(t));

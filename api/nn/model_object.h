@@ -11,6 +11,7 @@
 #define KSCOPE_API_NN_MODEL_OBJECT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,10 @@ struct Model {
   // The process group training is spread over (api/distributed/distribute.h); null: this process
   // alone. Shared with the group's handles: the connections stay open while the model is bound.
   std::shared_ptr<distributed::GroupObject> group;
+
+  // The device of the module's first parameter (where k data is moved, where the process group's
+  // collectives of the model run); none for a module without parameters.
+  std::optional<c10::Device> device() const;
 };
 
 class ModelObject : public CompositeObject {

@@ -83,8 +83,7 @@ OptionValue ClipNormValue(const OptionValue& v) {
   }
   if (d.empty()) return std::monostate();
   if (d.size() > 2) Fail("train: clipnorm expects a max norm and an optional norm order, given %d numbers", d.size());
-  if (d.size() == 1) d.push_back(2.0);
-  return d;
+  return std::vector<double>{d[0], d.size() == 2 ? d[1] : 2.0};
 }
 
 RunOptions Typed(DataMode mode, const OptionSet& s) {

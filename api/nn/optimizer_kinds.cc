@@ -47,10 +47,15 @@ void Put(OptimizerBuffers* buffers, const char* name, const at::Tensor& t) {
 at::Tensor Stack(const std::deque<at::Tensor>& history) {
   return history.empty() ? at::Tensor() : at::stack(std::vector<at::Tensor>(history.begin(), history.end()));
 }
+// Each row its own tensor, as libtorch made them: a row viewed at an offset into the stack
+// lies otherwise aligned, and libtorch 2.x's vectorized dot products then round the last bit
+// differently, so a restored optimizer would drift from the one it was saved from.
 std::deque<at::Tensor> Unstack(const at::Tensor& t) {
-  if (!t.defined()) return {};
-  const std::vector<at::Tensor> rows = t.unbind(0);
-  return std::deque<at::Tensor>(rows.begin(), rows.end());
+  std::deque<at::Tensor> rows;
+  if (t.defined()) {
+    for (const at::Tensor& row : t.unbind(0)) rows.push_back(row.clone());
+  }
+  return rows;
 }
 
 // A kind whose libtorch optimizer is Impl with options ImplOptions made by `convert`.
