@@ -55,6 +55,13 @@ ABSL_FLAG(std::string, device, "cpu", "where the model and data live: cpu, cuda 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const Size size = absl::GetFlag(FLAGS_full) ? kFullSize : kDefaultSize;
+  kscope::Options device;
+  try {
+    device = kscope::Options::Parse("mnist_logistic", {absl::GetFlag(FLAGS_device)});
+  } catch (const kscope::Error& e) {
+    absl::FPrintF(stderr, "%s\n", e.what());
+    return 2;
+  }
   at::set_num_threads(1);
   at::manual_seed(123);
   double accuracy = 0;
@@ -63,7 +70,7 @@ int main(int argc, char** argv) {
     const at::Tensor means = kscope::examples::MeanImages();
     const Sample train = Images(means, size.train_rows), test = Images(means, size.test_rows);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});
-    kscope::to(q, kscope::Options::Parse("to", {absl::GetFlag(FLAGS_device)}));  // model_data follows
+    kscope::to(q, device);  // model_data follows the module
     const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
     kscope::train(m, {{"batchsize", kBatchSize}, {"shuffle", true}, {"metrics", std::vector<std::string>{"loss"}}});
     kscope::test(m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"accuracy"}}});

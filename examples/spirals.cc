@@ -70,13 +70,19 @@ double Accuracy(kscope::Handle q, const Sample& s, const std::string& device) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const std::string device = absl::GetFlag(FLAGS_device);
+  kscope::Options on_device;
+  try {
+    on_device = kscope::Options::Parse("spirals", {device});  // "spirals: `cuda device not available"
+  } catch (const kscope::Error& e) {
+    absl::FPrintF(stderr, "%s\n", e.what());
+    return 2;
+  }
   at::set_num_threads(1);
   at::manual_seed(123);
   double training_accuracy = 0;
   {
     auto scope = kscope::Scope::Open();
     const Sample train = Spirals();
-    const kscope::Options on_device = kscope::Options::Parse("tensor", {device});
     const kscope::Handle x = kscope::tensor(train.x, on_device), y = kscope::tensor(train.y, on_device);
     const kscope::Handle q = kscope::module(Mlp());
     kscope::to(q, on_device);

@@ -10,13 +10,6 @@ namespace {
 
 using kabi::K;
 
-bool IsEnlisted(K x) {
-  return (x->t == kabi::kMixed || x->t == kabi::kSymbol) && x->n == 1 && !IsPointer(x);
-}
-
-// The definition inside an enlisted child: enlist `relu or enlist(`linear;..) or a subtree.
-K Unlist(K x) { return x->t == kabi::kSymbol ? nullptr : kabi::Items(x)[0]; }
-
 bool IsDepthValuePairs(K x) {
   if (x->t != kabi::kMixed || x->n == 0) return false;
   for (long long i = 0; i < x->n; ++i) {
@@ -28,26 +21,25 @@ bool IsDepthValuePairs(K x) {
 
 ModuleDefinition Single(K x);
 
-// (head; enlist child; ..): the head's definition with the children's.
-bool IsTree(K x) {
-  if (x->t != kabi::kMixed || x->n < 2) return false;
-  for (long long i = 1; i < x->n; ++i) {
-    if (!IsEnlisted(kabi::Items(x)[i])) return false;
-  }
-  return true;
+// Whether x can stand as a subtree: a symbol (a module without options), a symbol list
+// (`kind`name) or a general list (a definition, or a module with its children).
+bool IsTreeLike(K x) {
+  return IsSymbol(x) || x->t == kabi::kSymbol || (x->t == kabi::kMixed && !IsPointer(x));
 }
 
+// ktorch's nested tree (its knn.cpp, mtree): a general list is its first item's module with
+// the other items as its children's trees, so (`sequential; enlist(`linear;128;10); `relu) is a
+// sequential of a linear and a relu, and enlist(`linear;128;10) a linear; anything else is one
+// module's definition. Beyond ktorch, a definition written without its enlist,
+// (`linear;128;10), is one module too: a general list with an item that cannot be a subtree.
 ModuleDefinition Tree(K x) {
-  if (IsTree(x)) {
-    ModuleDefinition d = Single(kabi::Items(x)[0]);
-    for (long long i = 1; i < x->n; ++i) {
-      K child = kabi::Items(x)[i];
-      K inner = Unlist(child);
-      d.children.push_back(inner == nullptr ? ModuleDefinition{kabi::Symbols(child)[0], "", {}, {}, {}} : Tree(inner));
-    }
-    return d;
+  if (x->t != kabi::kMixed || x->n == 0 || IsPointer(x)) return Single(x);
+  for (long long i = 1; i < x->n; ++i) {
+    if (!IsTreeLike(kabi::Items(x)[i])) return Single(x);
   }
-  return Single(x);
+  ModuleDefinition d = Single(kabi::Items(x)[0]);
+  for (long long i = 1; i < x->n; ++i) d.children.push_back(Tree(kabi::Items(x)[i]));
+  return d;
 }
 
 ModuleDefinition FromPairs(K x) {
@@ -259,10 +251,6 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
   }
 }
 
-ModuleDefinition DefinitionFromK(K x) {
-  if (x->t == kabi::kMixed && x->n == 1 && !IsPointer(x)) return DefinitionFromK(kabi::Items(x)[0]);  // enlist
-  if (IsDepthValuePairs(x)) return FromPairs(x);
-  return Tree(x);
-}
+ModuleDefinition DefinitionFromK(K x) { return IsDepthValuePairs(x) ? FromPairs(x) : Tree(x); }
 
 }  // namespace kscope::q

@@ -182,6 +182,12 @@ TEST_F(EnvironmentTest, SeedsPerDevice) {
   EXPECT_EQ(initial_seed("cpu"), 42u);
   if (cuda_device_count() == 0) {
     EXPECT_EQ(ErrorOf([] { seed_device("cuda:0", 1); }), "seed: no CUDA devices available");
+  } else {
+    seed_device("cuda:0", 7);
+    EXPECT_EQ(initial_seed("cuda:0"), 7u);
+    const at::Tensor on_gpu = at::rand({3}, at::Device(at::kCUDA, 0));
+    seed_device("cuda:0", 7);
+    EXPECT_TRUE(at::equal(on_gpu, at::rand({3}, at::Device(at::kCUDA, 0))));
   }
 }
 

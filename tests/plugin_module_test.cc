@@ -50,7 +50,7 @@ TEST_F(ModuleSeedTest, SeqTreeAndNamedChildrenSeed004) {
 
 TEST_F(ModuleSeedTest, SizesOfAModuleSeed000) {
   // q)q:module (`sequential; enlist(`linear;128;10); `relu) -> size 2, elements 1290
-  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);enlist `relu)");
+  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
   EXPECT_EQ(S1(Call("size", q)), ",2");
   EXPECT_EQ(S1(Call("elements", q)), "1290");
   EXPECT_EQ(S1(Call("bytes", q)), "5160");
@@ -58,6 +58,21 @@ TEST_F(ModuleSeedTest, SizesOfAModuleSeed000) {
   EXPECT_EQ(S1(Call("device", q)), "`cpu");
   EXPECT_EQ(Error("dtype", q), "dtype: not implemented for modules");
   Call("free", q);
+}
+
+TEST_F(ModuleSeedTest, NestedTreesAsKtorchReadsThem) {
+  // ktorch's docs (modules.rst): q)q:module (`sequential`a; enlist(`linear;5;2); `relu`r)
+  KRef q = Call("module", "(`sequential`a;enlist(`linear;5;2);`relu`r)");
+  EXPECT_EQ(S1(Call("module", q)),
+            "+`depth`module`name`options!(0 1 1;`sequential`linear`relu;`a`0`r;"
+            "(`symbol$()!();`in`out`bias!(5;2;1b);(,`inplace)!,0b))");
+  // a container child written as a general list, its own children below it (kmodules.rst);
+  // (`sequential;`relu) would be the symbol list `sequential`relu, a sequential named relu
+  KRef f = Call("module", "(`sequential;(`fork;(`sequential;enlist `identity);(`sequential;enlist `relu)))");
+  EXPECT_EQ(S1(Call("module", f)),
+            "+`depth`module`name`options!(0 1 2 3 2 3;`sequential`fork`sequential`identity`sequential`relu;"
+            "``0`qa`0`qb`0;(`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();(,`inplace)!,0b))");
+  Call("free", List({q.share(), f.share()}));
 }
 
 TEST_F(ModuleSeedTest, IdentityForwardSeed004) {

@@ -35,7 +35,7 @@ TEST_F(PluginOptimizerTest, ClassesAndSizesSeed000) {
   KRef l = Call("loss", "`mse");
   EXPECT_EQ(S1(Each("class", {&t, &m, &o, &l})), "`tensor`module`optimizer`loss");
   // q)q:module (`sequential; enlist(`linear;128;10); `relu)  o:opt(`adam; q)  size each -> 2 0 2
-  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);enlist `relu)");
+  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
   KRef adam = Call("opt", List({kq::Sym("adam"), q.share()}));
   EXPECT_EQ(S1(Call("size", q)), ",2");
   EXPECT_EQ(S1(Call("size", l)), ",0");
@@ -217,7 +217,7 @@ TEST_F(PluginOptimizerTest, AdamwAmsgradAccountingSeed000) {
   // q)q:module (`sequential; enlist(`linear;128;10); `relu)  o:opt(`adamw; q; `amsgrad,1b)
   // q)backward z:loss(l; x:forward(q;t); y:tensor(`randint;0;10;64))  step o
   // ktorch: optimizer| 6 3872 15496; libtorch keeps adam's step as an integer: 6 3870 15480.
-  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);enlist `relu)");
+  KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
   KRef o = Call("opt", List({kq::Sym("adamw"), q.share(), kq::List({kq::Sym("amsgrad"), kq::Bool(true)})}));
   EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), ",(,`amsgrad)!,1b");
   EXPECT_EQ(S1(Call("elements", o)), "0");
