@@ -216,7 +216,8 @@ TEST_F(PluginOptimizerTest, ClipValueSeed004) {
 TEST_F(PluginOptimizerTest, AdamwAmsgradAccountingSeed000) {
   // q)q:module (`sequential; enlist(`linear;128;10); `relu)  o:opt(`adamw; q; `amsgrad,1b)
   // q)backward z:loss(l; x:forward(q;t); y:tensor(`randint;0;10;64))  step o
-  // ktorch: optimizer| 6 3872 15496; libtorch keeps adam's step as an integer: 6 3870 15480.
+  // ktorch: optimizer| 6 3872 15496, counting each parameter's integer step as one element of
+  // 8 bytes; kscope counts tensors only (6 3870 15480): a known difference (README, issue 17).
   KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
   KRef o = Call("opt", List({kq::Sym("adamw"), q.share(), kq::List({kq::Sym("amsgrad"), kq::Bool(true)})}));
   EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), ",(,`amsgrad)!,1b");
