@@ -160,7 +160,17 @@ K Dtype(K x) {
   });
 }
 
-K Size(K x) { return Guard([&] { return KFromPerElement(size(OnePointer("size", x))); }); }
+// ktorch's size: a tensor's dimensions (a list of them per tensor of a vector or dictionary);
+// a module's, loss's, optimizer's or model's parameter count as one long (seed 000).
+K Size(K x) {
+  return Guard([&] {
+    const Handle h = OnePointer("size", x);
+    const PerElement<std::vector<std::int64_t>> s = size(h);
+    const ObjectClass c = class_(h);
+    if (c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary) return KFromPerElement(s);
+    return kabi::kj(s.single().at(0));
+  });
+}
 
 K Elements(K x) { return Guard([&] { return kabi::kj(elements(OnePointer("elements", x))); }); }
 

@@ -51,7 +51,7 @@ TEST_F(ModuleSeedTest, SeqTreeAndNamedChildrenSeed004) {
 TEST_F(ModuleSeedTest, SizesOfAModuleSeed000) {
   // q)q:module (`sequential; enlist(`linear;128;10); `relu) -> size 2, elements 1290
   KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
-  EXPECT_EQ(S1(Call("size", q)), ",2");
+  EXPECT_EQ(S1(Call("size", q)), "2");
   EXPECT_EQ(S1(Call("elements", q)), "1290");
   EXPECT_EQ(S1(Call("bytes", q)), "5160");
   EXPECT_EQ(S1(Call("tensorcount", q)), "2");
