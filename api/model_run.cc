@@ -142,8 +142,7 @@ class Collector {
       : fn_(fn),
         options_(options),
         batches_(batches),
-        group_(model.group.get()),
-        device_(model.device().value_or(c10::kCPU)),
+        model_(model),
         losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss, Metric::kGroupLoss})),
         matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy, Metric::kGroupMatches})),
         predict_wanted_(Wants(options, {Metric::kPredict})),
@@ -171,7 +170,7 @@ class Collector {
   RunMetrics Metrics(const std::exception_ptr& failure = nullptr) const {
     // Summed over the ranks: the batch losses, the matched and the total counts.
     at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()), static_cast<double>(total_)});
-    if (group_ != nullptr) totals = distributed::SumOverRanks(fn_, *group_, totals, device_, failure);
+    if (model_.group) totals = distributed::SumOverRanks(fn_, *model_.group, model_, totals, failure);
     RunMetrics r{{}, options_.tensor, options_.dictionary};
     for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
     return r;
@@ -221,8 +220,7 @@ class Collector {
   const char* fn_;
   const nn::RunOptions& options_;
   const std::int64_t batches_;
-  const distributed::GroupObject* const group_;
-  const c10::Device device_;  // the model's
+  const nn::Model& model_;
   const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
   std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
   std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
@@ -302,7 +300,7 @@ RunMetrics run(Handle m) {
   return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
     model_batchinit(m, DataMode::kTrain);
     const std::int64_t batches = AllBatches(m, DataMode::kTrain, o);
-    if (model.group) distributed::CheckEpoch("run", *model.group, o, batches, model.device().value_or(c10::kCPU));
+    if (model.group) distributed::CheckEpoch("run", *model.group, model, o, batches);
     Collector collector("run", o, batches, model);
     std::vector<at::Tensor> output;
     std::int64_t steps = 0;
@@ -330,7 +328,7 @@ RunMetrics testrun(Handle m) {
   return EndingTheEpochOnError(m, DataMode::kTest, [&] {
     model_batchinit(m, DataMode::kTest);
     const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
-    if (model.group) distributed::CheckEpoch("testrun", *model.group, o, batches, model.device().value_or(c10::kCPU));
+    if (model.group) distributed::CheckEpoch("testrun", *model.group, model, o, batches);
     Collector collector("testrun", o, batches, model);
     // Under a group a rank's error ends its batches; the metrics' collective carries it.
     const std::exception_ptr failure = Failure(model, [&] {

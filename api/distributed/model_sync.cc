@@ -25,6 +25,11 @@
 namespace kscope::distributed {
 namespace {
 
+// Where g's collectives take the model's numbers from the host (GroupObject::HostNumbersDevice).
+c10::Device HostNumbersDevice(const char* fn, const GroupObject& g, const nn::Model& model) {
+  return g.HostNumbersDevice(fn, model.device().value_or(c10::kCPU));
+}
+
 // Each rank's `values` (a row of longs, the same length on every rank), one row per rank, on
 // the host; sent from `device` (GroupObject::HostNumbersDevice).
 at::Tensor Gathered(const char* fn, const GroupObject& g, const std::vector<std::int64_t>& values,
@@ -76,7 +81,7 @@ void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags
 }  // namespace
 
 void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
-  const c10::Device device = g.HostNumbersDevice(fn, model.device().value_or(c10::kCPU));
+  const c10::Device device = HostNumbersDevice(fn, g, model);
   torch::nn::Module& module = model.module->module();
   std::vector<at::Tensor> tensors = module.parameters();
   for (const at::Tensor& b : module.buffers()) tensors.push_back(b);
@@ -153,10 +158,10 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
   return buckets.Unpacked(n).div(total);
 }
 
-void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches,
-                c10::Device model_device) {
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model, const nn::RunOptions& options,
+                std::int64_t batches) {
   const at::Tensor all =
-      Gathered(fn, g, {batches, options.task, options.tasks}, g.HostNumbersDevice(fn, model_device));
+      Gathered(fn, g, {batches, options.task, options.tasks}, HostNumbersDevice(fn, g, model));
   const std::int64_t first = all[0][0].item<std::int64_t>();
   for (int r = 0; r < g.world(); ++r) {
     const std::int64_t task = all[r][1].item<std::int64_t>(), tasks = all[r][2].item<std::int64_t>();
@@ -172,9 +177,9 @@ void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& opti
   }
 }
 
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values, c10::Device model_device,
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model, const at::Tensor& values,
                         const std::exception_ptr& failure) {
-  const c10::Device device = g.HostNumbersDevice(fn, model_device);
+  const c10::Device device = HostNumbersDevice(fn, g, model);
   const std::int64_t n = values.numel();
   at::Tensor sum = at::cat({values.to(at::kDouble).cpu().reshape(-1), at::zeros({g.world()}, at::kDouble)});
   if (failure) sum[n + g.rank()].fill_(1);

@@ -46,21 +46,20 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model);
 at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
                             const at::Tensor& loss, std::int64_t rows, const std::exception_ptr& failure);
 
-// `model_device`: the model's device, where an nccl group's collectives carry the host numbers
-// of CheckEpoch and SumOverRanks (GroupObject::HostNumbersDevice); BroadcastModel and
-// AverageGradients take it from the model and the parameters.
+// BroadcastModel, CheckEpoch and SumOverRanks send their numbers from the host on the model's
+// device under an nccl group (GroupObject::HostNumbersDevice).
 
 // Checks that every rank's epoch has `batches` batches in all and that rank r is task r of
 // world tasks, so that every rank takes the same number of steps; kscope::Error on every rank
 // otherwise ("run: rank 1 has 9 batches in all, rank 0 has 10: give every rank the same data
 // and batchsize", "run: rank 1 is task 0 of 2: set train(m;`task`tasks;1 2)").
-void CheckEpoch(const char* fn, const GroupObject& g, const nn::RunOptions& options, std::int64_t batches,
-                c10::Device model_device);
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model, const nn::RunOptions& options,
+                std::int64_t batches);
 
 // The elementwise sum over the ranks of a row of counts and totals (a copy; `values` is not
 // changed), doubles on the host. `failure`: this rank's error in the epoch (null: none), see
 // the errors above.
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const at::Tensor& values, c10::Device model_device,
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model, const at::Tensor& values,
                         const std::exception_ptr& failure);
 
 }  // namespace kscope::distributed
