@@ -36,9 +36,10 @@ std::vector<std::string> cuda_device_names();
 std::string cuda_device();
 void set_cuda_device(const std::string& device);
 
-// sync(): waits for all work on the current CUDA device; sync(i) / sync(`cuda:i) on device i;
-// sync(h) on the device of a tensor, vector, dictionary, module or model (nothing to wait for
-// on the CPU). "sync: no CUDA devices available" where a CUDA device is needed and none is.
+// sync(): waits for all work on the current CUDA device (nothing to wait for without one, as
+// in ktorch); sync(i) / sync(`cuda:i) on device i (`cpu: nothing to wait for); sync(h) on the
+// device of a tensor, vector, dictionary, module or model. "sync: no CUDA devices available"
+// for a CUDA device when there is none.
 void sync();
 void sync(std::int64_t device_index);
 void sync(const std::string& device);

@@ -3,6 +3,7 @@
 #include <optional>
 #include <sstream>
 
+#include <ATen/ops/count_nonzero.h>
 #include <ATen/ops/is_coalesced.h>
 #include <ATen/ops/is_pinned.h>
 #include <c10/core/DefaultDtype.h>
@@ -155,6 +156,40 @@ PerElement<std::int64_t> numel(Handle h) {
   return EachTensor<std::int64_t>("numel", h, [](const at::Tensor& t) { return t.defined() ? t.numel() : 0; });
 }
 
+PerElement<std::int64_t> elements_each(Handle h) {
+  return EachTensor<std::int64_t>("elements", h, [](const at::Tensor& t) { return Elements(Object(t)); });
+}
+
+PerElement<std::int64_t> bytes_each(Handle h) {
+  return EachTensor<std::int64_t>("bytes", h, [](const at::Tensor& t) { return Bytes(Object(t)); });
+}
+
+PerElement<std::string> device_each(Handle h) {
+  return EachTensor<std::string>("device", h, [](const at::Tensor& t) {
+    return t.defined() ? DeviceName(t.device()) : std::string();
+  });
+}
+
+PerElement<std::int64_t> nnz(Handle h) {
+  return EachTensor<std::int64_t>("nnz", h, [](const at::Tensor& t) -> std::int64_t {
+    if (!t.defined()) return 0;
+    return t.is_sparse() ? t._nnz() : at::count_nonzero(t).item<std::int64_t>();
+  });
+}
+
+PerElement<std::int64_t> densedim(Handle h) {
+  return EachTensor<std::int64_t>("densedim", h, [](const at::Tensor& t) -> std::int64_t {
+    if (!t.defined()) return 0;
+    return t.is_sparse() ? t.dense_dim() : t.dim();
+  });
+}
+
+PerElement<std::int64_t> sparsedim(Handle h) {
+  return EachTensor<std::int64_t>("sparsedim", h, [](const at::Tensor& t) -> std::int64_t {
+    return t.defined() && t.is_sparse() ? t.sparse_dim() : 0;
+  });
+}
+
 PerElement<std::int64_t> itemsize(Handle h) {
   return EachTensor<std::int64_t>("itemsize", h, [](const at::Tensor& t) {
     return t.defined() ? static_cast<std::int64_t>(t.element_size()) : 0;
@@ -260,6 +295,12 @@ std::string objtype(Handle h) {
     case ObjectClass::kGroup: return "group";
     default: return "tensor";
   }
+}
+
+void result(Handle h) {
+  const ObjectClass c = Table().Info(h).object_class;
+  const bool tensors = c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary;
+  Fail("result: not implemented for %s", tensors ? "tensors" : Plural(c));
 }
 
 bool same(Handle a, Handle b) {

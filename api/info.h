@@ -62,12 +62,22 @@ struct TensorDetail {
 };
 TensorDetail detail(Handle h);
 
+// ktorch's elements, bytes and device of each tensor of a vector or dictionary (each counted on
+// its own, by runtime/accounting.h's rules), or of the one tensor; composites: "<fn>: not
+// implemented for modules" (pointer.h's elements, bytes and device give their totals).
+PerElement<std::int64_t> elements_each(Handle h);
+PerElement<std::int64_t> bytes_each(Handle h);
+PerElement<std::string> device_each(Handle h);  // "" for an undefined tensor
+
 // Per tensor attributes.
 PerElement<std::vector<std::int64_t>> stride(Handle h);  // empty for non-strided layouts
 PerElement<std::int64_t> dim(Handle h);
 PerElement<std::int64_t> numel(Handle h);
 PerElement<std::int64_t> itemsize(Handle h);
 PerElement<std::int64_t> offset(Handle h);   // storage offset (0 for non-strided layouts)
+PerElement<std::int64_t> nnz(Handle h);       // sparse: stored values; dense: nonzero elements
+PerElement<std::int64_t> densedim(Handle h);  // sparse: dense dims; dense: dim
+PerElement<std::int64_t> sparsedim(Handle h); // sparse: sparse dims; dense: 0
 PerElement<std::int64_t> sptr(Handle h);     // storage data address (0 if undefined or sparse)
 PerElement<std::int64_t> sref(Handle h);     // storage use count (0 if undefined or sparse)
 PerElement<std::int64_t> weakref(Handle h);  // weak use count of the TensorImpl
@@ -111,6 +121,11 @@ PerElement<TensorOptionsInfo> options(Handle h);
 // ktorch's `objtype`: "tensor" for tensors, vectors and dictionaries; the kind of a module,
 // loss or optimizer (e.g. "linear", "mse", "adamw"); "model" for a model.
 std::string objtype(Handle h);
+
+// ktorch's `result` attribute, which no class implements: always kscope::Error "result: not
+// implemented for tensors" (vectors and dictionaries too), "... for modules", "... for loss
+// modules", "... for optimizers", "... for models".
+[[noreturn]] void result(Handle h);
 
 // same(a;b): whether two tensor handles hold the same TensorImpl; alias(a;b): whether they share
 // storage. Both need tensors ("same: expected tensor, given vector").

@@ -48,11 +48,11 @@ at::Tensor Tensordot(const Call& c) {
   return at::tensordot(x, y, dims_x, dims_y);
 }
 
-// f(x;dim;dtype): a new tensor, or in place.
+// f(x;dim;dtype): a new tensor, or in place; dim defaults to the last (as in ktorch).
 #define KSCOPE_CUMULATIVE(name, op)                                                                \
   Function {                                                                                       \
-    name, "tl|d", [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1), c.dtype(2)); }, \
-        [](const Call& c) { c.tensor(0).op##_(c.integer(1), c.dtype(2)); }                         \
+    name, "t|ld", [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1, -1), c.dtype(2)); }, \
+        [](const Call& c) { c.tensor(0).op##_(c.integer(1, -1), c.dtype(2)); }                     \
   }
 // f(x;offset): a new tensor, or in place.
 #define KSCOPE_TRIANGLE(name, op)                                                                  \

@@ -155,7 +155,9 @@ void StartEpoch(const char* fn, Bound b, nn::DataMode mode) {
   Restore(fn, tensors);
   if (mode == nn::DataMode::kTrain && b.options.shuffle && !tensors.empty()) {
     if (b.options.tasks > 1 && !b.data.generator.defined()) {
-      b.data.generator = ShuffleGenerator(b.options.shuffleseed, tensors.front().device());
+      // As ktorch: the shared generator is the CPU's unless `shufflecuda` puts it on the data's device.
+      const c10::Device device = b.options.shufflecuda ? tensors.front().device() : c10::Device(c10::kCPU);
+      b.data.generator = ShuffleGenerator(b.options.shuffleseed, device);
     }
     b.data.permutation = ComposePermutations(b.data.permutation, Shuffle(fn, tensors, 0, b.data.generator));
   }

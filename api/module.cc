@@ -12,6 +12,7 @@
 #include "api/nn/model_object.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/module_object.h"
+#include "api/pointer.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "scope/scope_stack.h"
@@ -217,6 +218,35 @@ std::vector<std::pair<std::string, Handle>> children(Handle q, const std::string
   }
   return out;
 }
+
+namespace {
+
+// Whether modules of this kind run a forward of their own (ktorch's hasforward).
+bool HasOwnForward(const nn::ModuleKind& kind) {
+  return kind.name != "sequential" && kind.name != "modulelist" && kind.name != "moduledict" && kind.name != "parmdict";
+}
+
+std::string ForwardEnd(const nn::ModuleSpec& s, bool input) {
+  if (HasOwnForward(*s.kind)) return s.kind->name;
+  if (s.children.empty()) return "";
+  return ForwardEnd(input ? *s.children.front() : *s.children.back(), input);
+}
+
+std::string ForwardEndOf(const char* fn, Handle h, bool input) {
+  switch (class_(h)) {
+    case ObjectClass::kLoss: return "";
+    case ObjectClass::kModule: return ForwardEnd(nn::ModuleOf(fn, h, ObjectClass::kModule)->spec(), input);
+    case ObjectClass::kModel: return ForwardEnd(nn::ModelOf(fn, h)->model().module->spec(), input);
+    case ObjectClass::kOptimizer: Fail("%s: not implemented for optimizers", fn);
+    case ObjectClass::kGroup: Fail("%s: not implemented for groups", fn);
+    default: Fail("%s: not implemented for tensors", fn);
+  }
+}
+
+}  // namespace
+
+std::string inputmodule(Handle h) { return ForwardEndOf("inputmodule", h, true); }
+std::string outputmodule(Handle h) { return ForwardEndOf("outputmodule", h, false); }
 
 bool training(Handle q) { return nn::ModuleOf("training", q, ObjectClass::kModule)->module().is_training(); }
 

@@ -93,6 +93,13 @@ Handle child(Handle q, const std::string& name);
 // ktorch's `children q` / children(q;child): every direct child as a new module handle, by
 // name, in order.
 std::vector<std::pair<std::string, Handle>> children(Handle q, const std::string& child = "");
+// ktorch's inputmodule / outputmodule: the kind of the module that receives forward's input
+// (or produces its output): the module's own kind, or for a sequential, modulelist,
+// moduledict or parmdict (no forward of their own) that of its first (last) child, descending;
+// "" for such a container without children, and for a loss. A model stands for its module.
+// Errors: "<fn>: not implemented for tensors" (vectors, dictionaries), "... for optimizers".
+std::string inputmodule(Handle h);
+std::string outputmodule(Handle h);
 // Training flag (dropout, batchnorm behave differently in training).
 bool training(Handle q);
 void training(Handle q, bool flag);

@@ -242,12 +242,12 @@ K KFromValue(const Value& v) {
   if (const auto* vec = std::get_if<TensorVector>(&v)) {
     K x = kabi::ktn(kabi::kMixed, static_cast<long long>(vec->size()));
     for (std::size_t i = 0; i < vec->size(); ++i) Items(x)[i] = KFromTensor((*vec)[i]);
-    return x;
+    return CollapseAtoms(x);
   }
   const TensorDict& d = std::get<TensorDict>(v);
   K values = kabi::ktn(kabi::kMixed, static_cast<long long>(d.size()));
   for (std::size_t i = 0; i < d.size(); ++i) Items(values)[i] = KFromTensor(d[i].value());
-  return kabi::xD(Symbols(d.keys()), values);
+  return kabi::xD(Symbols(d.keys()), CollapseAtoms(values));
 }
 
 Value ValueFromK(const char* fn, K x, ObjectClass as) {

@@ -56,7 +56,8 @@ at::Tensor TensorViewOfK(const char* fn, K x);
 K KFromTensor(const at::Tensor& t);
 // The same with complex_first given rather than read from the setting.
 K KFromTensorComplexFirst(const at::Tensor& t, bool complex_first);
-// Values out: a tensor as an array, a vector as a general list, a dictionary as a k dictionary.
+// Values out: a tensor as an array, a vector as a general list, a dictionary as a k dictionary;
+// single values of one type make one simple list instead (vector(1;2) gives 1 2), as in ktorch.
 K KFromValue(const Value& v);
 // Host data of class `as` from k: an array for a tensor, a general list of arrays for a
 // vector, a dictionary of symbols -> arrays for a dictionary.

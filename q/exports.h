@@ -32,7 +32,8 @@ std::vector<Export> MoveExports();     // to copyto
 std::vector<Export> StorageEditExports(); // amend reset resize filldiagonal
 std::vector<Export> ScopeExports();    // scope endscope withscope
 std::vector<Export> SettingExports();  // setting
-std::vector<Export> InfoExports();     // info detail stride dim numel ... options objtype same alias
+std::vector<Export> InfoExports();     // info detail stride dim numel ... options objtype same alias result
+std::vector<Export> TreeExports();     // dv tree callbacks resolve (k data only)
 std::vector<Export> EnvironmentExports(); // seed cudadevices cudadevice sync config version
 std::vector<Export> HelpExports();     // help
 std::vector<Export> ModuleExports();   // module seq forward parm...

@@ -1,6 +1,7 @@
-// Adapters for the tensor information functions of group A: info detail stride dim numel
-// itemsize offset sptr sref weakref layout memory gradient gradfn ktype defined coalesced
-// contiguous leaf pinned sparseflag options objtype same alias. Each reads api/info.h and
+// Adapters for the information functions of group A: info detail stride dim numel itemsize
+// offset nnz densedim sparsedim sptr sref weakref layout memory gradient gradfn ktype defined
+// coalesced contiguous leaf pinned sparseflag options objtype same alias result, and a module's
+// inputmodule and outputmodule. Each reads api/info.h and
 // shapes the result as ktorch does: an atom for a tensor, a list for a vector, a dictionary for
 // a dictionary of tensors.
 #include "api/help.h"
@@ -74,6 +75,18 @@ K Dim(K x) { return Attribute("dim", x, dim); }
 K Numel(K x) { return Attribute("numel", x, numel); }
 K Itemsize(K x) { return Attribute("itemsize", x, itemsize); }
 K Offset(K x) { return Attribute("offset", x, offset); }
+K Nnz(K x) { return Attribute("nnz", x, nnz); }
+K Densedim(K x) { return Attribute("densedim", x, densedim); }
+K Sparsedim(K x) { return Attribute("sparsedim", x, sparsedim); }
+
+// result p: an attribute ktorch registers for no class (always an error naming p's class).
+K Result(K x) {
+  return Guard([&]() -> K { result(OnePointer("result", x)); });
+}
+
+// inputmodule p / outputmodule p: the kind at either end of a module's forward (`` for none).
+K Inputmodule(K x) { return Guard([&] { return Symbol(inputmodule(OnePointer("inputmodule", x))); }); }
+K Outputmodule(K x) { return Guard([&] { return Symbol(outputmodule(OnePointer("outputmodule", x))); }); }
 K Sptr(K x) { return Attribute("sptr", x, sptr); }
 K Sref(K x) { return Attribute("sref", x, sref); }
 K Weakref(K x) { return Attribute("weakref", x, weakref); }
@@ -231,6 +244,8 @@ std::vector<Export> InfoExports() {
   return {Unary("info", Info),         Unary("detail", Detail),       Unary("stride", Stride),
           Unary("dim", Dim),           Unary("numel", Numel),         Unary("itemsize", Itemsize),
           Unary("offset", Offset),     Unary("sptr", Sptr),           Unary("sref", Sref),
+          Unary("nnz", Nnz),           Unary("densedim", Densedim),   Unary("sparsedim", Sparsedim),
+          Unary("result", Result),     Unary("inputmodule", Inputmodule), Unary("outputmodule", Outputmodule),
           Unary("weakref", Weakref),   Unary("layout", Layout),       Unary("memory", Memory),
           Unary("gradient", Gradient), Unary("gradfn", Gradfn),       Unary("ktype", Ktype),
           Unary("defined", Defined),   Unary("coalesced", Coalesced), Unary("contiguous", Contiguous),

@@ -114,9 +114,9 @@ K KFromDict(const TensorDict& d) { return KFromValue(Value(d)); }
 K KFromModuleState(const ModuleState& state) {
   if (state.size() == 1) {
     const ModuleStateRow& r = state[0];
-    return kabi::xD(Symbols({"module", "name", "options", "parms", "buffers"}),
-                    kabi::knk(5, Symbol(r.module.kind), Symbol(r.module.name), KFromOptions(r.module.options),
-                              KFromDict(r.parms), KFromDict(r.buffers)));
+    return kabi::xD(Symbols({"depth", "module", "name", "options", "parms", "buffers"}),
+                    kabi::knk(6, kabi::kj(r.module.depth), Symbol(r.module.kind), Symbol(r.module.name),
+                              KFromOptions(r.module.options), KFromDict(r.parms), KFromDict(r.buffers)));
   }
   const auto n = static_cast<long long>(state.size());
   std::vector<std::int64_t> depth;
@@ -150,12 +150,13 @@ Handle ModuleFromK(K x) {
   return module(definition(definition_rows));
 }
 
-// module q: a dictionary `module`name`options for a single module, a table
-// `depth`module`name`options for a container.
+// module q: a dictionary `depth`module`name`options for a single module, a table of those
+// columns for a container.
 K KFromModuleRows(const std::vector<ModuleRow>& rows) {
   if (rows.size() == 1) {
-    return kabi::xD(Symbols({"module", "name", "options"}),
-                    kabi::knk(3, Symbol(rows[0].kind), Symbol(rows[0].name), KFromOptions(rows[0].options)));
+    return kabi::xD(Symbols({"depth", "module", "name", "options"}),
+                    kabi::knk(4, kabi::kj(rows[0].depth), Symbol(rows[0].kind), Symbol(rows[0].name),
+                              KFromOptions(rows[0].options)));
   }
   std::vector<std::int64_t> depth;
   std::vector<std::string> kind, name;

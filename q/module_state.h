@@ -1,6 +1,6 @@
 // Module state and descriptions between k and C++, as ktorch shows them: a dictionary
-// `module`name`options`parms`buffers for a single module, a table
-// `depth`module`name`options`parms`buffers for a container (parms and buffers: one dictionary
+// `depth`module`name`options`parms`buffers for a single module (depth 0), a table of those
+// columns for a container (parms and buffers: one dictionary
 // of name -> k array per module). `module q`'s form is the same without parms and buffers.
 //
 // Shared by `state` (q/state_fns.cc) and `module` (q/module_fns.cc), which recreates a module
@@ -16,8 +16,8 @@
 namespace kscope::q {
 
 kabi::K KFromModuleState(const ModuleState& state);
-// `module q`'s form of describe()'s rows: a dictionary `module`name`options for a single
-// module, a table `depth`module`name`options for a container.
+// `module q`'s form of describe()'s rows: a dictionary `depth`module`name`options for a
+// single module, a table of those columns for a container.
 kabi::K KFromModuleRows(const std::vector<ModuleRow>& rows);
 
 // Whether x has the shape of a description or state (a dictionary or a table).

@@ -93,11 +93,34 @@ void ParmsFromK(K table, OptimizerState* s) {
   }
 }
 
+// The groups' options as ktorch gives them: a table, one row per group; a list of dictionaries
+// where groups list different options (opt(o;0b) lists only what differs from the defaults).
+K KFromGroupOptions(const std::vector<nn::NamedValues>& groups) {
+  bool same_names = !groups.empty();
+  for (const nn::NamedValues& g : groups) {
+    same_names = same_names && g.size() == groups[0].size();
+    for (std::size_t j = 0; same_names && j < g.size(); ++j) same_names = g[j].first == groups[0][j].first;
+  }
+  if (!same_names) {
+    K list = kabi::ktn(kabi::kMixed, static_cast<long long>(groups.size()));
+    for (std::size_t g = 0; g < groups.size(); ++g) kabi::Items(list)[g] = KFromOptions(groups[g]);
+    return list;
+  }
+  std::vector<std::string> names;
+  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(groups[0].size()));
+  for (std::size_t j = 0; j < groups[0].size(); ++j) {
+    names.push_back(groups[0][j].first);
+    K column = kabi::ktn(kabi::kMixed, static_cast<long long>(groups.size()));
+    for (std::size_t g = 0; g < groups.size(); ++g) kabi::Items(column)[g] = KFromOption(groups[g][j].second);
+    kabi::Items(columns)[j] = CollapseAtoms(column);
+  }
+  return kabi::xT(kabi::xD(Symbols(names), columns));
+}
+
 }  // namespace
 
 K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<OptimizerBuffers>* buffers) {
-  K options = kabi::ktn(kabi::kMixed, static_cast<long long>(d.options.size()));
-  for (std::size_t g = 0; g < d.options.size(); ++g) kabi::Items(options)[g] = KFromOptions(d.options[g]);
+  K options = KFromGroupOptions(d.options);
   const auto n = static_cast<long long>(d.parameters.size());
   K group = kabi::ktn(kabi::kLong, n), pointer = kabi::ktn(kabi::kLong, n), size = kabi::ktn(kabi::kMixed, n);
   std::vector<std::string> modules, names;

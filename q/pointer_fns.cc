@@ -1,6 +1,7 @@
 // Adapters for the pointer API: obj free return use mapped ptr class device dtype size
 // elements bytes tensorcount ref addref str.
 #include "absl/cleanup/cleanup.h"
+#include "api/info.h"
 #include "api/pointer.h"
 #include "api/tensor.h"
 #include "runtime/names.h"
@@ -52,10 +53,9 @@ K Obj(K x) {
         SymbolColumn(rows, [](const ObjectRow& r) { return r.device; }),
         SymbolColumn(rows, [](const ObjectRow& r) { return r.dtype; }),
         Column(rows, [](const ObjectRow& r) {
-          // ktorch shows a container's size as its element count, a tensor's as its dims.
-          const bool container = r.object_class == ObjectClass::kVector ||
-                                 r.object_class == ObjectClass::kDictionary;
-          return container ? kabi::kj(r.size.at(0)) : KFromLongs(r.size);
+          // ktorch shows a tensor's size as its dims, any other object's as one count (a vector's
+          // or dictionary's tensors, a module's, loss's, optimizer's or model's parameters).
+          return r.object_class == ObjectClass::kTensor ? KFromLongs(r.size) : kabi::kj(r.size.at(0));
         }),
         LongColumn(rows, [](const ObjectRow& r) { return r.elements; }),
         LongColumn(rows, [](const ObjectRow& r) { return r.bytes; }),
@@ -138,11 +138,18 @@ K Class(K x) {
   return Guard([&] { return Symbol(std::string(ClassName(class_(OnePointer("class", x))))); });
 }
 
-// device[] -> the default device; device p -> p's device
+// Whether h is a vector or dictionary, whose attributes ktorch gives per tensor.
+bool HoldsTensors(Handle h) {
+  const ObjectClass c = class_(h);
+  return c == ObjectClass::kVector || c == ObjectClass::kDictionary;
+}
+
+// device[] -> the default device; device p -> p's device (per tensor of a vector or dictionary)
 K Device(K x) {
   return Guard([&] {
     if (Args("device", x).empty()) return Symbol(default_device());
-    return Symbol(device(OnePointer("device", x)));
+    const Handle h = OnePointer("device", x);
+    return HoldsTensors(h) ? KFromPerElement(device_each(h)) : Symbol(device(h));
   });
 }
 
@@ -172,9 +179,19 @@ K Size(K x) {
   });
 }
 
-K Elements(K x) { return Guard([&] { return kabi::kj(elements(OnePointer("elements", x))); }); }
+K Elements(K x) {
+  return Guard([&] {
+    const Handle h = OnePointer("elements", x);
+    return HoldsTensors(h) ? KFromPerElement(elements_each(h)) : kabi::kj(elements(h));
+  });
+}
 
-K Bytes(K x) { return Guard([&] { return kabi::kj(bytes(OnePointer("bytes", x))); }); }
+K Bytes(K x) {
+  return Guard([&] {
+    const Handle h = OnePointer("bytes", x);
+    return HoldsTensors(h) ? KFromPerElement(bytes_each(h)) : kabi::kj(bytes(h));
+  });
+}
 
 K Tensorcount(K x) { return Guard([&] { return kabi::kj(tensorcount(OnePointer("tensorcount", x))); }); }
 

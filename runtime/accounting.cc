@@ -1,5 +1,6 @@
 #include "runtime/accounting.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -8,6 +9,9 @@
 
 namespace kscope {
 namespace {
+
+// What ktorch charges for one number kept outside tensors (a long or a double).
+constexpr std::int64_t kScalarBytes = 8;
 
 // Applies `f` to the tensor, to each element of a vector or to each value of a dictionary,
 // shaping the result as PerElement does; composites get `composite(c)`.
@@ -70,16 +74,22 @@ std::int64_t ChargedBytes(const StorageUse& use) {
   return use.use_count > use.impls ? std::min(use.own_bytes, use.nbytes) : use.nbytes;
 }
 
+// A composite's numbers kept outside tensors (CompositeObject::scalar_count); 0 for the rest.
+std::int64_t Scalars(const Object& o) {
+  const CompositeObject* c = o.composite();
+  return c != nullptr ? c->scalar_count() : 0;
+}
+
 }  // namespace
 
 std::int64_t Bytes(const Object& o) {
-  std::int64_t total = 0;
+  std::int64_t total = kScalarBytes * Scalars(o);
   for (const auto& [storage, use] : StorageUses(o)) total += ChargedBytes(use);
   return total;
 }
 
 std::int64_t Elements(const Object& o) {
-  std::int64_t total = 0;
+  std::int64_t total = Scalars(o);
   for (const auto& [storage, use] : StorageUses(o)) total += ChargedBytes(use) / use.itemsize;
   return total;
 }
@@ -124,6 +134,10 @@ PerElement<std::vector<std::int64_t>> Size(const Object& o) {
 }
 
 std::string DeviceOf(const Object& o) {
+  if (const CompositeObject* c = o.composite()) {
+    const std::optional<c10::Device> device = c->device();
+    return device ? DeviceName(*device) : "cpu";
+  }
   for (const auto& t : o.tensors()) {
     if (t.defined()) return DeviceName(t.device());
   }

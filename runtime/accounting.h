@@ -20,9 +20,11 @@ namespace kscope {
 // Bytes of tensor storage the object holds. A storage shared by several of the object's
 // tensors is counted once; a storage shared with tensors outside the object (a view) counts
 // only the object's own elements (numel x itemsize), as ktorch does, so nothing is counted twice.
-// A sparse tensor holds the storage of its indices and values.
+// A sparse tensor holds the storage of its indices and values. A composite adds 8 bytes per
+// number it keeps outside tensors (CompositeObject::scalar_count: an optimizer's step), as
+// ktorch does.
 std::int64_t Bytes(const Object& o);
-// Elements of storage, by the same rule as Bytes.
+// Elements of storage, by the same rule as Bytes (one element per number outside tensors).
 std::int64_t Elements(const Object& o);
 // Number of tensors held (1 for a tensor, per element for vector/dictionary, parameters,
 // buffers and state for composites).
@@ -38,7 +40,8 @@ PerElement<std::int64_t> Ptr(const Object& o);
 PerElement<std::string> Dtype(const Object& o);
 // Tensor dims (per element for containers); composites: {parameter count}.
 PerElement<std::vector<std::int64_t>> Size(const Object& o);
-// Device of the tensor, or of the first tensor of a container/composite ("cpu" when empty).
+// Device of the tensor, of a container's first tensor, or a composite's device() ("cpu" when
+// there is none).
 std::string DeviceOf(const Object& o);
 
 }  // namespace kscope

@@ -42,6 +42,17 @@ class CompositeObject {
   // Moves/converts the object's tensors in place (ktorch's `to`); a kind that cannot be moved
   // throws kscope::Error naming `to`.
   virtual void MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) = 0;
+  // The device ktorch reports for the object: by default that of the first defined tensor of
+  // tensors(); nullopt when there is none. An optimizer reports its first parameter's device.
+  virtual std::optional<c10::Device> device() const {
+    for (const at::Tensor& t : tensors()) {
+      if (t.defined()) return t.device();
+    }
+    return std::nullopt;
+  }
+  // Numbers the object keeps outside tensors that ktorch counts in `elements` and `bytes` as
+  // one element of 8 bytes each (an optimizer's step counters); 0 by default.
+  virtual std::int64_t scalar_count() const { return 0; }
 };
 
 }  // namespace kscope

@@ -199,7 +199,7 @@ TEST_F(EnvironmentTest, CudaDevicesAndSync) {
   if (cuda_device_count() == 0) {
     EXPECT_EQ(ErrorOf([] { cuda_device(); }), "cudadevice: no CUDA devices available");
     EXPECT_EQ(ErrorOf([] { set_cuda_device("cuda:0"); }), "cudadevice: no CUDA devices available");
-    EXPECT_EQ(ErrorOf([] { sync(); }), "sync: no CUDA devices available");
+    sync();  // nothing to wait for, as in ktorch
     EXPECT_EQ(ErrorOf([] { sync(0); }), "sync: no CUDA devices available");
     EXPECT_EQ(ErrorOf([] { sync("cuda:0"); }), "sync: no CUDA devices available");
   } else {
@@ -210,7 +210,7 @@ TEST_F(EnvironmentTest, CudaDevicesAndSync) {
     sync("cuda:0");
     EXPECT_THAT(ErrorOf([] { sync(cuda_device_count()); }), HasSubstr("sync: no CUDA device"));
   }
-  EXPECT_EQ(ErrorOf([] { sync("cpu"); }), "sync: expecting a CUDA device, given `cpu");
+  sync("cpu");  // nothing to wait for
 }
 
 TEST_F(EnvironmentTest, SettingsReadAndWriteLibtorch) {

@@ -2,7 +2,7 @@
 // channels); makegrid lays images out as torchvision's make_grid does (checked cell by cell
 // against the layout's formula, and on a small grid written out by hand); bad arguments give
 // errors naming the function and register nothing.
-#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,7 @@
 #include "tests/error_text.h"
 #include "tests/leak_check.h"
 #include "tests/png_read.h"
+#include "tests/temp_directory.h"
 
 namespace kscope {
 namespace image_test {
@@ -29,18 +30,16 @@ class ImageTest : public LeakCheckTest {
  protected:
   void SetUp() override {
     LeakCheckTest::SetUp();
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("kscope_image_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::create_directories(dir_);
+    dir_.emplace("kscope_image_test_");
   }
   void TearDown() override {
-    std::filesystem::remove_all(dir_);
+    dir_.reset();
     LeakCheckTest::TearDown();
   }
-  std::string File(const std::string& name) const { return (dir_ / name).string(); }
+  std::string File(const std::string& name) const { return dir_->Join(name); }
 
  private:
-  std::filesystem::path dir_;
+  std::optional<testing::TempDirectory> dir_;
 };
 
 // A PNG file read back with libpng: channels x height x width bytes as stored.
@@ -85,7 +84,7 @@ TEST_F(ImageTest, PngRejectsWhatIsNotAByteImage) {
   EXPECT_EQ(ErrorOf([&] { png(file, RandomImage(5, 2, 2)); }), expected + "byte tensor of size 5 2 2");
   Handle flat = tensor(at::randint(0, 256, {4, 4}, at::kByte));
   EXPECT_EQ(ErrorOf([&] { png(file, flat); }), expected + "byte tensor of size 4 4");
-  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_FALSE(testing::PathExists(file));
   EXPECT_THAT(ErrorOf([&] { png(File("no/such/dir/x.png"), RandomImage(1, 2, 2)); }),
               StartsWith("png: cannot write " + File("no/such/dir/x.png") + ": "));
   EXPECT_EQ(live_handles(), 1u);

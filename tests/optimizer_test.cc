@@ -144,7 +144,8 @@ TEST_F(OptimizerTest, StepsMatchLibtorch) {
       EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), b.detach()));
     }
     EXPECT_EQ(tensorcount(o), c.buffers_stepped);  // each buffer is the size of its parameter
-    EXPECT_EQ(elements(o), c.buffers_stepped / 2 * 15);
+    // ... and every kind but sgd keeps a step per parameter, one more element each (as ktorch)
+    EXPECT_EQ(elements(o), c.buffers_stepped / 2 * 15 + (c.kind == "sgd" ? 0 : 2));
   }
 }
 
@@ -232,14 +233,46 @@ TEST_F(OptimizerTest, AdamwAmsgradStateAppearsAtTheFirstStep) {
   EXPECT_EQ(elements(o), 0);
   Backward(q, at::randn({8, 128}));
   step(o);
-  // exp_avg, exp_avg_sq and max_exp_avg_sq for the weight and the bias: 3 x 1290 elements.
-  // ktorch's docs report 3872 elements and 15496 bytes: its Adam also keeps each parameter's
-  // `step` as a one-element long tensor. libtorch 1.13's AdamWParamState keeps `step` as an
-  // int64_t, so there is no such tensor to count and kscope reports 3870 and 15480.
+  // exp_avg, exp_avg_sq and max_exp_avg_sq for the weight and the bias: 3 x 1290 float
+  // elements, and each parameter's `step`, an int64_t outside tensors that ktorch counts as one
+  // element of 8 bytes: 3872 elements, 15496 bytes, 6 tensors (ktorch's docs, seed 000).
   EXPECT_EQ(tensorcount(o), 6);
-  EXPECT_EQ(elements(o), 3870);
-  EXPECT_EQ(bytes(o), 15480);
+  EXPECT_EQ(elements(o), 3872);
+  EXPECT_EQ(bytes(o), 15496);
   EXPECT_EQ(elements(q), 1290);  // the parameters count in the module, not the optimizer
+}
+
+TEST_F(OptimizerTest, ScalarStateCountsAsOneEightByteElementEach) {
+  // ktorch counts the numbers a state keeps outside tensors (adagrad's, rmsprop's and lamb's
+  // step; lbfgs's func_evals, n_iter, t and prev_loss) as one element of 8 bytes each and as no
+  // tensor; sgd keeps none. A 3 -> 2 linear: 8 float elements in 2 parameters.
+  auto scope = Scope::Open();
+  Handle q = Linear(3, 2);
+  Handle adagrad = opt("adagrad", q);  // its sum and step exist from the start
+  EXPECT_EQ(tensorcount(adagrad), 2);
+  EXPECT_EQ(elements(adagrad), 8 + 2);
+  EXPECT_EQ(bytes(adagrad), 8 * 4 + 2 * 8);
+  Handle sgd = opt("sgd", q, {0.1, 0.9});
+  Handle rmsprop = opt("rmsprop", q);
+  Handle lamb = opt("lamb", q);
+  Backward(q, at::randn({4, 3}));
+  for (Handle o : {sgd, rmsprop, lamb}) step(o);
+  EXPECT_EQ(elements(sgd), 8);  // momentum buffers
+  EXPECT_EQ(elements(rmsprop), 8 + 2);
+  EXPECT_EQ(elements(lamb), 16 + 2);
+  EXPECT_EQ(bytes(lamb), 16 * 4 + 2 * 8);
+  Handle lbfgs = opt("lbfgs", q);
+  const at::Tensor x = at::randn({6, 3});
+  nn::OptimizerOf("test", lbfgs)->optimizer().step([&] {
+    zerograd(lbfgs);
+    at::Tensor loss = forward(q, x).tensor().pow(2).sum();
+    loss.backward();
+    return loss;
+  });
+  std::int64_t held = 0;
+  for (const at::Tensor& t : nn::OptimizerOf("test", lbfgs)->tensors()) held += t.numel();
+  EXPECT_GT(held, 0);
+  EXPECT_EQ(elements(lbfgs), held + 4);
 }
 
 TEST_F(OptimizerTest, ZerogradAndNogradThroughModuleAndOptimizer) {

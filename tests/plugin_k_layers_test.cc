@@ -37,9 +37,9 @@ TEST_F(PluginKLayersTest, CatOfTwoInputs) {
 TEST_F(PluginKLayersTest, QueryShowsDefaultsAndOnlyChangedOptions) {
   KRef q = Call("module", "(`randomcrop;28;4)");
   EXPECT_EQ(S1(Call("module", q)),
-            "`module`name`options!(`randomcrop;`;`size`pad`padmode`value!(,28;,4;`constant;0f))");
+            "`depth`module`name`options!(0;`randomcrop;`;`size`pad`padmode`value!(,28;,4;`constant;0f))");
   EXPECT_EQ(S1(Call("module", List({q.share(), kq::Bool(false)}))),
-            "`module`name`options!(`randomcrop;`;`size`pad!(,28;,4))");
+            "`depth`module`name`options!(0;`randomcrop;`;`size`pad!(,28;,4))");
   // eval mode passes the input through: a 1 x 2 x 2 array is smaller than the crop
   EXPECT_EQ(S1(Call("evaluate", List({q.share(), Q("enlist(1 2e;3 4e)").share()}))), ",(1 2e;3 4e)");
   Call("free", q);

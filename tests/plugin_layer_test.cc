@@ -29,7 +29,7 @@ TEST_F(PluginLayerTest, ConvTransposeQueriedAndRunOnAKArray) {
   // q)q:module(`convtranspose2d;3;4;2)   module q   y:forward(q;x)
   KRef q = Call("module", "(`convtranspose2d;3;4;2)");
   EXPECT_EQ(S1(Call("module", q)),
-            "`module`name`options!(`convtranspose2d;`;`in`out`size`stride`pad`outpad`groups`bias`dilate`padmode!"
+            "`depth`module`name`options!(0;`convtranspose2d;`;`in`out`size`stride`pad`outpad`groups`bias`dilate`padmode!"
             "(3;4;,2;,1;,0;,0;1;1b;,1;`zeros))");
   KRef x = Q("enlist((1 2e;3 4e);(5 -6e;7 8e);(-1 0e;2 -3e))");  // 1 x 3 x 2 x 2
   const std::vector<float> in = Reals(x);
@@ -59,7 +59,7 @@ TEST_F(PluginLayerTest, ConvTransposeQueriedAndRunOnAKArray) {
 TEST_F(PluginLayerTest, BilinearForwardTakesTwoInputs) {
   // q)q:module(`bilinear;2;3;1)   forward(q;x;y)
   KRef q = Call("module", "(`bilinear;2;3;1)");
-  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`bilinear;`;`in1`in2`out`bias!(2;3;1;1b))");
+  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`bilinear;`;`in1`in2`out`bias!(2;3;1;1b))");
   KRef x = Q("(1 2e;-3 0.5e)");
   KRef y = Q("(1 0 -1e;2 2 4e)");
   const std::vector<float> xs = Reals(x), ys = Reals(y), w = Parm(q, "weight"), b = Parm(q, "bias");
@@ -80,7 +80,7 @@ TEST_F(PluginLayerTest, DistancesOfTwoKArrays) {
   KRef y = Q("(0 2e;1 1e)");
   KRef pairwise = Call("module", "(`pairwise;1)");
   EXPECT_EQ(S1(Call("module", List({pairwise.share(), kq::Bool(false)}))),
-            "`module`name`options!(`pairwise;`;(,`p)!,1f)");
+            "`depth`module`name`options!(0;`pairwise;`;(,`p)!,1f)");
   // |x - y + eps| summed along the rows: 1 + 2 eps and 6 + 2 eps.
   EXPECT_THAT(Reals(Call("forward", List({pairwise.share(), x.share(), y.share()}))),
               ElementsAre(FloatNear(1.000002f, 1e-5), FloatNear(6.000002f, 1e-5)));

@@ -95,7 +95,7 @@ TEST_F(PluginModelTest, RecreatedFromTheDescriptionAndTheStateSeed002) {
 TEST_F(PluginModelTest, TrainOptionsSeed004) {
   KRef m = Call("model", List({Call("module", "`sequential").share(), Call("loss", "`ce").share(), Call("opt", "`sgd").share()}));
   KRef all = Call("train", m);
-  EXPECT_EQ(Keys(all), "`batchsize`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`task`tasks`clipgroup`clipnorm`clipvalue`tensor`dictionary`metrics");
+  EXPECT_EQ(Keys(all), "`batchsize`task`tasks`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`clipgroup`clipnorm`clipvalue`tensor`dictionary`metrics");
   // q)train(m;`clipnorm`batchsize`metrics) -> clipnorm|:: batchsize|32 metrics|,`loss
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"clipnorm", "batchsize", "metrics"})}))),
             "`clipnorm`batchsize`metrics!(::;32;,`loss)");
@@ -127,7 +127,7 @@ TEST_F(PluginModelTest, BadOptionsAreRolledBack) {
   // q)test(m;`batchsize;5)  test(m;`batchsize) -> 5
   Call("test", List({m.share(), kq::Sym("batchsize"), kq::Long(5)}));
   EXPECT_EQ(S1(Call("test", List({m.share(), kq::Sym("batchsize")}))), "5");
-  EXPECT_EQ(Keys(Call("test", m)), "`batchsize`droplast`hidden`task`tasks`tensor`dictionary`metrics");
+  EXPECT_EQ(Keys(Call("test", m)), "`batchsize`task`tasks`droplast`hidden`tensor`dictionary`metrics");
   EXPECT_EQ(Error("test", List({m.share(), kq::Sym("shuffle"), kq::Bool(true)})), "test: unrecognized test setting: shuffle");
   EXPECT_EQ(Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("(3;`x)").share()})),
             "train: option `shuffle expects boolean, given symbol");

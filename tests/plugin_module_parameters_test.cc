@@ -38,7 +38,7 @@ TEST_F(PluginModuleParametersTest, BuffersNamesAndKinds) {
   KRef m = Call("modules", q);
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(m.get())))), "`a`b`c");
   KRef a = Item(KRef(kabi::r1(kabi::DictValues(m.get()))), 0);
-  EXPECT_EQ(S1(Call("module", a)), "`module`name`options!(`linear;`a;`in`out`bias!(4;3;1b))");
+  EXPECT_EQ(S1(Call("module", a)), "`depth`module`name`options!(0;`linear;`a;`in`out`bias!(4;3;1b))");
   EXPECT_EQ(S1(Call("ref", a)), "3");  // as for children: the sequential holds it twice
   Call("free", m);
   EXPECT_EQ(S1(Call("names", List({q.share(), kq::Sym("a")}))), "`symbol$()");
@@ -114,7 +114,7 @@ TEST_F(PluginStateTest, SingleModuleLossAndClone) {
   KRef q = Call("module", "enlist(`linear;`fc;2;1;`bias;0b)");
   Call("freeze", List({q.share(), kq::Sym("weight"), kq::Enlist(kq::Reals({1, 2}))}));
   EXPECT_EQ(S1(Call("state", List({q.share(), kq::Bool(false)}))),
-            "`module`name`options`parms`buffers!(`linear;`fc;`in`out`bias!(2;1;0b);(,`weight)!,,1 2e;`symbol$()!())");
+            "`depth`module`name`options`parms`buffers!(0;`linear;`fc;`in`out`bias!(2;1;0b);(,`weight)!,,1 2e;`symbol$()!())");
   KRef c = Call("clone", q);
   EXPECT_TRUE(khost::Match(Call("state", c).get(), Call("state", q).get()));
   EXPECT_EQ(S1(Call("ref", q)), "1");

@@ -87,7 +87,7 @@ TEST_F(ModuleSeedTest, IdentityForwardSeed004) {
 
 TEST_F(ModuleSeedTest, SingleModuleQueryAndOptions) {
   KRef q = Call("module", "enlist(`linear;`fc;784;10;`bias;0b)");
-  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`fc;`in`out`bias!(784;10;0b))");
+  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`fc;`in`out`bias!(784;10;0b))");
   EXPECT_EQ(S1(Call("parmnames", q)), ",`weight");
   EXPECT_EQ(Error("module", "`linearx"), "module: unrecognized module kind `linearx");
   EXPECT_EQ(Error("module", "(`linear;784)"), "linear: option `out required");
@@ -146,11 +146,11 @@ TEST_F(ModuleSeedTest, ThreeInputLosses) {
 
 TEST_F(ModuleSeedTest, AlloptionsSettingPicksNonDefaultOptions) {
   KRef q = Call("module", "(`linear;4;2)");
-  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`;`in`out`bias!(4;2;1b))");
+  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`;`in`out`bias!(4;2;1b))");
   Call("setting", "(`alloptions;0b)");
-  EXPECT_EQ(S1(Call("module", q)), "`module`name`options!(`linear;`;`in`out!4 2)");
+  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`;`in`out!4 2)");
   EXPECT_EQ(S1(Call("module", List({q.share(), Q("1b").release()}))),
-            "`module`name`options!(`linear;`;`in`out`bias!(4;2;1b))");
+            "`depth`module`name`options!(0;`linear;`;`in`out`bias!(4;2;1b))");
   Call("setting", "(`alloptions;1b)");
   Call("free", q);
 }

@@ -237,7 +237,8 @@ TEST_F(OverviewSeedTest, DefaultDeviceAndDtype) {
 TEST_F(OverviewSeedTest, DataInDataOut) {
   EXPECT_EQ(S1(Call("mul", "(1 2 3.0;2.0)")), "2 4 6f");
   EXPECT_EQ(S1(Call("Sum", "1 2 3")), "6");
-  EXPECT_EQ(S1(Call("Max", "(3 1 2;0)")), "(3;0)");
+  // the value and its index as one list, as the real ktorch gives them (tests/differential)
+  EXPECT_EQ(S1(Call("Max", "(3 1 2;0)")), "3 0");
 }
 
 }  // namespace plugin_pointer_test

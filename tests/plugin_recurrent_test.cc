@@ -12,7 +12,7 @@ TEST_F(PluginRecurrentTest, LstmOfTheMnistExampleQueriesBack) {
   // q)q:module(`lstm;28;128;2;1b;1b)   module q
   KRef q = Call("module", "(`lstm;28;128;2;1b;1b)");
   EXPECT_EQ(S1(Call("module", q)),
-            "`module`name`options!(`lstm;`;`in`hidden`layers`bias`batchfirst`dropout`bi!(28;128;2;1b;1b;0f;0b))");
+            "`depth`module`name`options!(0;`lstm;`;`in`hidden`layers`bias`batchfirst`dropout`bi!(28;128;2;1b;1b;0f;0b))");
   EXPECT_EQ(S1(Call("parmnames", q)),
             "`weight_ih_l0`weight_hh_l0`bias_ih_l0`bias_hh_l0`weight_ih_l1`weight_hh_l1`bias_ih_l1`bias_hh_l1");
   Call("free", q);
@@ -50,7 +50,7 @@ TEST_F(PluginRecurrentTest, DefaultTransformerQueriesBack) {
   KRef m = Call("module", "`transformer");
   EXPECT_EQ(
       S1(Call("module", m)),
-      "`module`name`options!(`transformer;`;`in`heads`elayers`dlayers`dim`dropout`fn!(512;8;6;6;2048;0.1;`relu))");
+      "`depth`module`name`options!(0;`transformer;`;`in`heads`elayers`dlayers`dim`dropout`fn!(512;8;6;6;2048;0.1;`relu))");
   Call("free", m);
 }
 

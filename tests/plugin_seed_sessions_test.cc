@@ -53,8 +53,8 @@ TEST_F(PluginSeedSessionsTest, ObjListsModulesAndOptimizersSeed000) {
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(kabi::TableDict(table.get()))))),
             "`ptr`class`device`dtype`size`elements`bytes`scope`origin");
   EXPECT_EQ(At(kabi::TableDict(table.get()), "ptr")->n, 2);
-  EXPECT_EQ(ObjRow(table, o), "`optimizer `cpu ,2 0 0");
-  EXPECT_EQ(ObjRow(table, q), "`module `cpu ,2 650 2600");
+  EXPECT_EQ(ObjRow(table, o), "`optimizer `cpu 2 0 0");
+  EXPECT_EQ(ObjRow(table, q), "`module `cpu 2 650 2600");
   Call("free", List({q.share(), o.share()}));
 }
 
@@ -90,7 +90,7 @@ TEST_F(PluginSeedSessionsTest, ModulesOnTheGpuSeed000) {
   // q)o:opt(`adam; q)   obj[] -> optimizer cuda:0 2 0 0 / module cuda:0 2 1290 5160
   KRef o = Call("opt", List({kq::Sym("adam"), q.share()}));
   EXPECT_EQ(S1(Call("device", o)), "`cuda:0");
-  EXPECT_EQ(ObjRow(Call("obj"), q), "`module `cuda:0 ,2 1290 5160");
+  EXPECT_EQ(ObjRow(Call("obj"), q), "`module `cuda:0 2 1290 5160");
   Call("free", List({t.share(), q.share(), o.share()}));
 }
 
@@ -251,7 +251,7 @@ TEST_F(PluginSeedSessionsTest, SpiralTrainingStepsSeed004) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
-  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), ",`lr`momentum!0.2 0.99");
+  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), "+`lr`momentum!(,0.2;,0.99)");
   // q)spiral:{x:til[x]%x-1; flip x*/:(sin;cos)@\:z+sum 4*(x;y)}
   // q)z:tensor(`randn; k,n; `double)   x:tensor "e"$raze spiral[n]'[til k;.2*tensor z]
   // q)y:tensor til[k]where k#n

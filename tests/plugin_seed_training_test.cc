@@ -215,7 +215,7 @@ TEST_F(PluginSeedTrainingTest, DescriptionPartsSeed002) {
   EXPECT_EQ(Keys(optimizer), "`optimizer`options`parms");
   EXPECT_EQ(S1(At(optimizer, "optimizer")), "`sgd");
   // q)d .`optimizer`options -> lr momentum dampening decay nesterov / 0.01 0 0 0 0 (one dictionary per group)
-  EXPECT_EQ(S1(At(optimizer, "options")), ",`lr`momentum`dampening`decay`nesterov!(0.01;0f;0f;0f;0b)");
+  EXPECT_EQ(S1(At(optimizer, "options")), "+`lr`momentum`dampening`decay`nesterov!(,0.01;,0f;,0f;,0f;,0b)");
   // q)d .`optimizer`parms -> 0 <ptr> linear 0.weight 10 64 / 0 <ptr> linear 0.bias ,10
   KRef parms = Columns(At(optimizer, "parms"));
   EXPECT_EQ(Keys(parms), "`parmgroup`pointer`module`name`size");

@@ -1,6 +1,7 @@
 #include "api/distributed/group_object.h"
 
 #include <cstdlib>
+#include <exception>
 #include <utility>
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -66,6 +67,19 @@ struct GroupObject::State {
   GroupOptions options;
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<C10dCollectives> collectives;
+
+  // An nccl group is shut down before it goes (what PyTorch's destroy_process_group does):
+  // ProcessGroupNCCL's destructor otherwise warns that resources may leak.
+  ~State() {
+#ifdef KSCOPE_WITH_NCCL
+    if (options.backend == "nccl" && collectives) {
+      try {
+        static_cast<c10d::ProcessGroupNCCL*>(collectives.get())->shutdown();
+      } catch (const std::exception&) {  // the destructor below releases what is left
+      }
+    }
+#endif
+  }
 
   // `t` where the backend can take it: itself, or for nccl and a tensor off CUDA, a copy on this
   // thread's current CUDA device (what Unstage copies back from).

@@ -79,6 +79,10 @@ class ModelObject : public CompositeObject {
   ObjectClass object_class() const override { return ObjectClass::kModel; }
   // The module's parameters and buffers, then the optimizer's state buffers.
   std::vector<at::Tensor> tensors() const override;
+  // Model::device(): the module's first parameter's.
+  std::optional<c10::Device> device() const override { return model_->device(); }
+  // The optimizer's.
+  std::int64_t scalar_count() const override { return model_->optimizer->scalar_count(); }
   // The module's parameter count.
   std::int64_t parameter_count() const override;
   const void* address() const override { return model_.get(); }

@@ -25,14 +25,14 @@ struct Row {
 const std::vector<Row>& Rows() {
   static const auto* rows = new std::vector<Row>{
       {"batchsize", OptionType::kLong, std::int64_t{32}, std::int64_t{100}, true},
+      {"task", OptionType::kLong, std::int64_t{0}, std::int64_t{0}, true},
+      {"tasks", OptionType::kLong, std::int64_t{1}, std::int64_t{1}, true},
       {"droplast", OptionType::kBool, false, false, true},
       {"hidden", OptionType::kBool, false, false, true},
       {"shuffle", OptionType::kBool, false, {}, false},
       {"shufflecuda", OptionType::kBool, false, {}, false},
       {"shuffleseed", OptionType::kLong, std::int64_t{0}, {}, false},
       {"sync", OptionType::kBool, false, {}, false},
-      {"task", OptionType::kLong, std::int64_t{0}, std::int64_t{0}, true},
-      {"tasks", OptionType::kLong, std::int64_t{1}, std::int64_t{1}, true},
       {"clipgroup", OptionType::kBool, false, {}, false},
       {"clipnorm", OptionType::kDoublesOrNull, {}, {}, false},
       {"clipvalue", OptionType::kDoubleOrNull, {}, {}, false},

@@ -2,14 +2,14 @@
 // ktorch's names, defaults and checks, in one table (model_options.cc):
 //
 //   batchsize   long >= 0        32 train, 100 test: rows per batch
+//   task        long >= 0        this task's index, below `tasks`
+//   tasks       long >= 1        number of tasks; more than one needs a non-zero batchsize
 //   droplast    boolean          drop the final partial batch
 //   hidden      boolean          feed a recurrent module's hidden state to the next batch
 //   shuffle     boolean          train only: reshuffle the training data every epoch
 //   shufflecuda boolean          train only: make the shared shuffle generator on CUDA
 //   shuffleseed long             train only: seed of the shared shuffle generator (tasks > 1)
 //   sync        boolean          train only: synchronize the device after each backward
-//   task        long >= 0        this task's index, below `tasks`
-//   tasks       long >= 1        number of tasks; more than one needs a non-zero batchsize
 //   clipgroup   boolean          train only: clip norms per optimizer parameter group
 //   clipnorm    1-2 numbers|null train only: max norm and norm order (2 if not given, 0w for
 //                                the infinity norm); setting it clears clipvalue

@@ -88,6 +88,9 @@ struct OptimizerKind {
   const char* step_refusal = nullptr;
   // Whether parameters may be split into groups (libtorch's LBFGS takes one group only).
   bool groups = true;
+  // Numbers one parameter's state keeps outside tensors (adam's step; lbfgs's func_evals, n_iter,
+  // t and prev_loss), which ktorch counts in elements and bytes as one 8-byte element each.
+  int scalars = 0;
 };
 
 // The kind named `name` among optimizers (nullptr if none).

@@ -130,6 +130,7 @@ OptimizerKind AdamLike(std::string name, double decay) {
     const auto& a = static_cast<const State&>(s);
     return Defined({a.exp_avg(), a.exp_avg_sq(), a.max_exp_avg_sq()});
   };
+  k.scalars = 1;  // step
   k.save = [](const OptimizerParamState& s) {
     const auto& a = static_cast<const State&>(s);
     OptimizerBuffers b{{"step", Count(a.step())}};
@@ -169,6 +170,7 @@ OptimizerKind Adagrad() {
                                                  {"eps", OptionType::kDouble, 1e-10}},
                                                 {"step", "sum"}, &AdagradOptions);
   k.state = [](const OptimizerParamState& s) { return Defined({static_cast<const State&>(s).sum()}); };
+  k.scalars = 1;  // step
   k.save = [](const OptimizerParamState& s) {
     const auto& a = static_cast<const State&>(s);
     OptimizerBuffers b{{"step", Count(a.step())}};
@@ -213,6 +215,7 @@ OptimizerKind Rmsprop() {
     const auto& r = static_cast<const State&>(s);
     return Defined({r.square_avg(), r.momentum_buffer(), r.grad_avg()});
   };
+  k.scalars = 1;  // step
   k.save = [](const OptimizerParamState& s) {
     const auto& r = static_cast<const State&>(s);
     OptimizerBuffers b{{"step", Count(r.step())}};
@@ -269,6 +272,7 @@ OptimizerKind Lbfgs() {
                                               {"func_evals", "n_iter", "t", "prev_loss", "d", "H_diag",
                                                "prev_flat_grad", "old_dirs", "old_stps", "ro"},
                                               &LbfgsOptions);
+  k.scalars = 4;  // func_evals, n_iter, t, prev_loss
   k.state = [](const OptimizerParamState& s) {
     const auto& l = static_cast<const State&>(s);
     std::vector<at::Tensor> all = Defined({l.d(), l.H_diag(), l.prev_flat_grad()});
@@ -343,6 +347,7 @@ OptimizerKind LambKind() {
     const auto& l = static_cast<const LambParamState&>(s);
     return Defined({l.exp_avg(), l.exp_avg_sq()});
   };
+  k.scalars = 1;  // step
   k.save = [](const OptimizerParamState& s) {
     const auto& l = static_cast<const LambParamState&>(s);
     OptimizerBuffers b{{"step", Count(l.step())}};

@@ -41,15 +41,33 @@ std::shared_ptr<OptimizerObject> OptimizerObject::Make(const OptimizerKind& kind
   return std::make_shared<OptimizerObject>(std::move(spec), std::move(optimizer));
 }
 
-std::vector<at::Tensor> OptimizerObject::tensors() const {
-  std::vector<at::Tensor> all;
+std::vector<const torch::optim::OptimizerParamState*> OptimizerObject::States() const {
+  std::vector<const torch::optim::OptimizerParamState*> all;
   const auto& state = optimizer_->state();
   for (const at::Tensor& p : parameters()) {
     auto it = state.find(StateKeyOf(p));
-    if (it == state.end()) continue;
-    for (at::Tensor& t : spec_->kind->state(*it->second)) all.push_back(std::move(t));
+    if (it != state.end()) all.push_back(it->second.get());
   }
   return all;
+}
+
+std::vector<at::Tensor> OptimizerObject::tensors() const {
+  std::vector<at::Tensor> all;
+  for (const torch::optim::OptimizerParamState* s : States()) {
+    for (at::Tensor& t : spec_->kind->state(*s)) all.push_back(std::move(t));
+  }
+  return all;
+}
+
+std::optional<c10::Device> OptimizerObject::device() const {
+  for (const auto& group : optimizer_->param_groups()) {
+    if (!group.params().empty()) return group.params().front().device();
+  }
+  return std::nullopt;
+}
+
+std::int64_t OptimizerObject::scalar_count() const {
+  return spec_->kind->scalars * static_cast<std::int64_t>(States().size());
 }
 
 std::vector<at::Tensor> OptimizerObject::parameters() const {

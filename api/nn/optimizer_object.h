@@ -72,6 +72,10 @@ class OptimizerObject : public CompositeObject {
   ObjectClass object_class() const override { return ObjectClass::kOptimizer; }
   // The state buffers of every parameter, in parameter order (none before the first step).
   std::vector<at::Tensor> tensors() const override;
+  // The first parameter's device (ktorch's), whether or not there is state yet.
+  std::optional<c10::Device> device() const override;
+  // The kind's scalars for every parameter with state.
+  std::int64_t scalar_count() const override;
   std::int64_t parameter_count() const override;
   const void* address() const override { return optimizer_.get(); }
   long use_count() const override { return optimizer_.use_count(); }
@@ -97,6 +101,9 @@ class OptimizerObject : public CompositeObject {
   void set_lr(double rate);
 
  private:
+  // The state of each parameter that has one, in parameter order.
+  std::vector<const torch::optim::OptimizerParamState*> States() const;
+
   std::shared_ptr<OptimizerSpec> spec_;
   std::shared_ptr<torch::optim::Optimizer> optimizer_;
 };

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <utility>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "tests/khost/heap.h"
 #include "tests/khost/symbols.h"
 #include "tests/khost/validate.h"
+#include "tests/temp_directory.h"
 
 namespace khost {
 namespace {
@@ -221,19 +221,10 @@ K CastTo(int t, K x) {
 
 // --- 1: --------------------------------------------------------------------------------------
 
-const std::filesystem::path& TempDirectory() {
-  static const std::filesystem::path* directory = [] {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/khost.XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) std::abort();
-    auto* path = new std::filesystem::path(pattern);
-    std::atexit([] {
-      std::error_code ignored;
-      std::filesystem::remove_all(TempDirectory(), ignored);
-    });
-    return path;
-  }();
-  return *directory;
+// Removed, with the files in it, at exit.
+const kscope::testing::TempDirectory& TempDirectory() {
+  static const kscope::testing::TempDirectory directory("khost.");
+  return directory;
 }
 
 }  // namespace
@@ -254,7 +245,7 @@ bool Match(K a, K b) {
 
 std::string TempPath(absl::string_view q_path) {
   while (!q_path.empty() && (q_path.front() == ':' || q_path.front() == '/')) q_path.remove_prefix(1);
-  return (TempDirectory() / std::string(q_path)).string();
+  return TempDirectory().Join(q_path);
 }
 
 namespace internal {
@@ -318,9 +309,8 @@ K WriteBytes(K path, K data) {
   if (path->t != -kabi::kSymbol || !IsVectorType(data->t) || data->t == kabi::kMixed || data->t == kabi::kSymbol) {
     return Fail("type");
   }
-  const std::filesystem::path file = TempPath(path->s);
-  std::error_code ignored;
-  std::filesystem::create_directories(file.parent_path(), ignored);
+  const std::string file = TempPath(path->s);
+  kscope::testing::MakeParentDirectories(file);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(kabi::Chars(data), static_cast<std::streamsize>(data->n * ItemWidth(data->t)));
   if (!out) return Fail(path->s);

@@ -1,0 +1,79 @@
+// The differential cases (tests/differential/cases.txt) through kscope's plugin, against what
+// the real ktorch returned for the same lines (tests/differential/ktorch.tsv, recorded with
+// ktorch_diff; tests/differential/README.md): every case agrees, or its line is listed with a
+// reason in tests/differential/deviations.tsv, and every listed line still differs somewhere (a
+// fixed one leaves the list). The cases free what they make, so the fixture's leak checks hold.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tests/build_paths.h"
+#include "tests/differential/case_file.h"
+#include "tests/differential/case_runner.h"
+#include "tests/plugin_fixture.h"
+
+namespace kscope::testing {
+namespace {
+
+using DifferentialTest = PluginTest;
+
+std::string ReadFile(const std::string& name) {
+  const std::string path = std::string(kDifferentialDir) + "/" + name;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(in.good() || in.eof()) << "cannot read " << path;
+  return text.str();
+}
+
+// The tab-separated pairs of a .tsv file: case text, then the outcome or the reason; lines
+// starting with # and blank lines are skipped.
+std::vector<std::pair<std::string, std::string>> ReadPairs(const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (absl::string_view line : absl::StrSplit(ReadFile(name), '\n')) {
+    if (line.empty() || line.front() == '#') continue;
+    std::pair<std::string, std::string> pair = absl::StrSplit(line, absl::MaxSplits('\t', 1));
+    pairs.push_back(std::move(pair));
+  }
+  return pairs;
+}
+
+TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
+  const auto cases = differential::ParseCases(ReadFile("cases.txt"));
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  const auto ktorch = ReadPairs("ktorch.tsv");
+  ASSERT_EQ(ktorch.size(), cases->size()) << "ktorch.tsv is not a recording of cases.txt: record it again";
+  absl::flat_hash_map<std::string, std::string> deviations;
+  for (auto& [text, reason] : ReadPairs("deviations.tsv")) deviations[text] = reason;
+
+  const std::vector<std::string> kscope = differential::RunCases(Plugin(), *cases);
+  absl::flat_hash_set<std::string> deviating;  // listed lines seen differing (at least once)
+  int agreed = 0;
+  for (std::size_t i = 0; i < cases->size(); ++i) {
+    const differential::Case& c = (*cases)[i];
+    ASSERT_EQ(ktorch[i].first, c.text) << "ktorch.tsv is not a recording of cases.txt: record it again";
+    if (kscope[i] == ktorch[i].second) {
+      ++agreed;
+    } else if (deviations.contains(c.text)) {
+      deviating.insert(c.text);
+    } else {
+      ADD_FAILURE() << "cases.txt:" << c.line << ": " << c.text << "\n  ktorch: " << ktorch[i].second
+                    << "\n  kscope: " << kscope[i];
+    }
+  }
+  for (const auto& [text, reason] : deviations) {
+    EXPECT_TRUE(deviating.contains(text)) << "deviations.tsv lists a line that no longer differs from ktorch, or that "
+                                          << "cases.txt does not have: remove it: " << text;
+  }
+  RecordProperty("agreed", agreed);
+  RecordProperty("deviations", static_cast<int>(deviating.size()));
+}
+
+}  // namespace
+}  // namespace kscope::testing
