@@ -128,7 +128,7 @@ void AppendInfo(const TensorInfo& i, std::vector<std::string>* keys, K* values) 
 
 K Info(K x) {
   return Guard([&] {
-    if (!IsPointer(x)) Fail("info: expecting tensor, given %s", KName(x));
+    if (!IsPointer(x)) Fail("info not implemented for %s", KName(x));  // ktorch's text
     const TensorInfo i = info(HandleOf(x));
     std::vector<std::string> keys;
     K values = kabi::ktn(kabi::kMixed, 0);
@@ -139,7 +139,7 @@ K Info(K x) {
 
 K Detail(K x) {
   return Guard([&] {
-    if (!IsPointer(x)) Fail("detail: expecting tensor, given %s", KName(x));
+    if (!IsPointer(x)) Fail("detail not implemented for %s", KName(x));
     const TensorDetail d = detail(HandleOf(x));
     std::vector<std::string> keys;
     K values = kabi::ktn(kabi::kMixed, 0);
@@ -204,7 +204,8 @@ K Options(K x) {
   return Guard([&] {
     if (Args("options", x).empty()) return KFromTensorOptions(options());
     if (IsSymbol(x)) return KFromOptions(kind_help(SymbolText(x)).defaults);
-    const Handle h = OnePointer("options", x);
+    if (!IsPointer(x)) Fail("options: unrecognized arg(s), expecting empty arg, name or object, given %s", KName(x));
+    const Handle h = HandleOf(x);
     switch (class_(h)) {
       case ObjectClass::kModule: return KFromOptions(describe(h, AllOptions()).at(0).options);
       case ObjectClass::kLoss: return KFromOptions(describe_loss(h, AllOptions()).options);
