@@ -107,6 +107,11 @@ Operand Args::InputAt(std::size_t i) const {
   return InputFromK(fn_, items_[i]);
 }
 
+Handle PointerArgument(const char* fn, K x) {
+  if (!IsPointer(x)) Args(fn, x).Unrecognized();
+  return HandleOf(x);
+}
+
 PointerAndName PointerAndNameOf(const Args& a) {
   if (a.size() == 1) return {a.PointerAt(0), ""};
   if (a.size() != 2) a.Unrecognized();

@@ -24,6 +24,8 @@ struct PointerAndName {
   std::string name;
 };
 PointerAndName PointerAndNameOf(const Args& a);
+// f p for an attribute function: the pointer x, else "<fn>: unrecognized arg(s) - <kname>".
+Handle PointerArgument(const char* fn, kabi::K x);
 
 class Args {
  public:

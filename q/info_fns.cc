@@ -15,6 +15,7 @@
 #include "q/definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
+#include "q/optimizer_state.h"
 #include "q/settings.h"
 #include "runtime/errors.h"
 
@@ -22,12 +23,6 @@ namespace kscope::q {
 namespace {
 
 using kabi::K;
-
-// The one pointer argument of an attribute function ("<fn>: unrecognized arg(s) - <kname>").
-Handle OnePointer(const char* fn, K x) {
-  if (!IsPointer(x)) Args(fn, x).Unrecognized();
-  return HandleOf(x);
-}
 
 // A PerElement of atoms as k: `atom` for one value, a simple list of `type` (filled by `set`)
 // for a vector's, a dictionary of such a list for a dictionary's.
@@ -67,7 +62,7 @@ K Encode(const PerElement<T>& v) { return KFromPerElement(v); }
 // f p: the attribute `read` of every tensor p holds.
 template <typename Read>
 K Attribute(const char* fn, K x, Read read) {
-  return Guard([&] { return Encode(read(OnePointer(fn, x))); });
+  return Guard([&] { return Encode(read(PointerArgument(fn, x))); });
 }
 
 K Stride(K x) { return Attribute("stride", x, stride); }
@@ -81,12 +76,12 @@ K Sparsedim(K x) { return Attribute("sparsedim", x, sparsedim); }
 
 // result p: an attribute ktorch registers for no class (always an error naming p's class).
 K Result(K x) {
-  return Guard([&]() -> K { result(OnePointer("result", x)); });
+  return Guard([&]() -> K { result(PointerArgument("result", x)); });
 }
 
 // inputmodule p / outputmodule p: the kind at either end of a module's forward (`` for none).
-K Inputmodule(K x) { return Guard([&] { return Symbol(inputmodule(OnePointer("inputmodule", x))); }); }
-K Outputmodule(K x) { return Guard([&] { return Symbol(outputmodule(OnePointer("outputmodule", x))); }); }
+K Inputmodule(K x) { return Guard([&] { return Symbol(inputmodule(PointerArgument("inputmodule", x))); }); }
+K Outputmodule(K x) { return Guard([&] { return Symbol(outputmodule(PointerArgument("outputmodule", x))); }); }
 K Sptr(K x) { return Attribute("sptr", x, sptr); }
 K Sref(K x) { return Attribute("sref", x, sref); }
 K Weakref(K x) { return Attribute("weakref", x, weakref); }
@@ -186,19 +181,6 @@ K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
   return kabi::xD(Symbols(keys), OptionTable(rows));
 }
 
-// An optimizer's settings: one row per parameter group.
-K OptimizerSettings(const OptimizerDescription& d) {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : d.options.at(0)) names.push_back(name);
-  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(names.size()));
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    K column = kabi::ktn(kabi::kMixed, static_cast<long long>(d.options.size()));
-    for (std::size_t g = 0; g < d.options.size(); ++g) kabi::Items(column)[g] = KFromOption(d.options[g].at(c).second);
-    kabi::Items(columns)[c] = CollapseAtoms(column);
-  }
-  return kabi::xT(kabi::xD(Symbols(names), columns));
-}
-
 // options[]; options`kind; options p
 K Options(K x) {
   return Guard([&] {
@@ -209,7 +191,7 @@ K Options(K x) {
     switch (class_(h)) {
       case ObjectClass::kModule: return KFromOptions(describe(h, AllOptions()).at(0).options);
       case ObjectClass::kLoss: return KFromOptions(describe_loss(h, AllOptions()).options);
-      case ObjectClass::kOptimizer: return OptimizerSettings(describe_opt(h, true));
+      case ObjectClass::kOptimizer: return KFromGroupOptions(describe_opt(h, true).options);
       default: return KFromOptionsPerTensor(options(h));
     }
   });

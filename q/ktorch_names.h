@@ -1,4 +1,4 @@
-// kKtorchNames — the 429 names ktorch's fns exports, in its order (ktorch's repository at its
+// KtorchNames() — the 429 names ktorch's fns exports, in its order (ktorch's repository at its
 // current release: ktorch.cpp's fns, then tensorfn, mathfn, nnfn, lossfn, optfn and modelfn).
 // fns (q/fns.cc) lists kscope's functions in this order, then kscope's own names. A constant
 // table: safe from any thread.

@@ -93,8 +93,8 @@ void ParmsFromK(K table, OptimizerState* s) {
   }
 }
 
-// The groups' options as ktorch gives them: a table, one row per group; a list of dictionaries
-// where groups list different options (opt(o;0b) lists only what differs from the defaults).
+}  // namespace
+
 K KFromGroupOptions(const std::vector<nn::NamedValues>& groups) {
   bool same_names = !groups.empty();
   for (const nn::NamedValues& g : groups) {
@@ -116,8 +116,6 @@ K KFromGroupOptions(const std::vector<nn::NamedValues>& groups) {
   }
   return kabi::xT(kabi::xD(Symbols(names), columns));
 }
-
-}  // namespace
 
 K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<OptimizerBuffers>* buffers) {
   K options = KFromGroupOptions(d.options);

@@ -23,6 +23,10 @@ namespace kscope::q {
 // kind's defaults.
 kabi::K KFromOptimizerState(Handle o, bool all_options);
 
+// The groups' options as ktorch gives them: a table, one row per group; a list of dictionaries
+// where groups list different options (opt(o;0b) lists only what differs from the defaults).
+kabi::K KFromGroupOptions(const std::vector<nn::NamedValues>& groups);
+
 // The description of an optimizer, with a buffers column when `buffers` is given (one entry
 // per row of d.parameters).
 kabi::K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<OptimizerBuffers>* buffers);

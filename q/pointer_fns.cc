@@ -22,13 +22,6 @@ Handle OnePointer(const char* fn, K x) {
   return HandleOf(x);
 }
 
-// The pointer argument of an attribute function (ktorch's text: "size: unrecognized arg(s) -
-// long list").
-Handle AttributePointer(const char* fn, K x) {
-  if (!IsPointer(x)) Args(fn, x).Unrecognized();
-  return HandleOf(x);
-}
-
 K Column(const std::vector<ObjectRow>& rows, K (*cell)(const ObjectRow&)) {
   K column = kabi::ktn(kabi::kMixed, static_cast<long long>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) kabi::Items(column)[i] = cell(rows[i]);
@@ -139,7 +132,7 @@ K Mapped(K x) {
   return Guard([&] { return kabi::kb(IsPointer(x) && mapped(HandleOf(x))); });
 }
 
-K Ptr(K x) { return Guard([&] { return KFromPerElement(ptr(AttributePointer("ptr", x))); }); }
+K Ptr(K x) { return Guard([&] { return KFromPerElement(ptr(PointerArgument("ptr", x))); }); }
 
 K Class(K x) {
   return Guard([&] { return Symbol(std::string(ClassName(class_(OnePointer("class", x))))); });
@@ -155,7 +148,7 @@ bool HoldsTensors(Handle h) {
 K Device(K x) {
   return Guard([&] {
     if (Args("device", x).empty()) return Symbol(default_device());
-    const Handle h = AttributePointer("device", x);
+    const Handle h = PointerArgument("device", x);
     return HoldsTensors(h) ? KFromPerElement(device_each(h)) : Symbol(device(h));
   });
 }
@@ -170,7 +163,7 @@ K Dtype(K x) {
       set_default_dtype(*t);
       return K{nullptr};
     }
-    return KFromPerElement(dtype(AttributePointer("dtype", x)));
+    return KFromPerElement(dtype(PointerArgument("dtype", x)));
   });
 }
 
@@ -178,31 +171,31 @@ K Dtype(K x) {
 // a module's, loss's, optimizer's or model's parameter count as one long (seed 000).
 K Size(K x) {
   return Guard([&] {
-    const Handle h = AttributePointer("size", x);
+    const Handle h = PointerArgument("size", x);
     const PerElement<std::vector<std::int64_t>> s = size(h);
     const ObjectClass c = class_(h);
-    if (c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary) return KFromPerElement(s);
+    if (c == ObjectClass::kTensor || HoldsTensors(h)) return KFromPerElement(s);
     return kabi::kj(s.single().at(0));
   });
 }
 
 K Elements(K x) {
   return Guard([&] {
-    const Handle h = AttributePointer("elements", x);
+    const Handle h = PointerArgument("elements", x);
     return HoldsTensors(h) ? KFromPerElement(elements_each(h)) : kabi::kj(elements(h));
   });
 }
 
 K Bytes(K x) {
   return Guard([&] {
-    const Handle h = AttributePointer("bytes", x);
+    const Handle h = PointerArgument("bytes", x);
     return HoldsTensors(h) ? KFromPerElement(bytes_each(h)) : kabi::kj(bytes(h));
   });
 }
 
 K Tensorcount(K x) { return Guard([&] { return kabi::kj(tensorcount(OnePointer("tensorcount", x))); }); }
 
-K Ref(K x) { return Guard([&] { return KFromPerElement(ref(AttributePointer("ref", x))); }); }
+K Ref(K x) { return Guard([&] { return KFromPerElement(ref(PointerArgument("ref", x))); }); }
 
 K Addref(K x) {
   return Guard([&] {
