@@ -167,7 +167,7 @@ bool cudnn_deterministic() { return at::globalContext().deterministicCuDNN(); }
 void set_cudnn_deterministic(bool on) { at::globalContext().setDeterministicCuDNN(on); }
 
 std::vector<std::string> config() {
-  return absl::StrSplit(at::show_config(), '\n', absl::SkipEmpty());
+  return absl::StrSplit(at::show_config() + at::get_parallel_info(), '\n', absl::SkipEmpty());
 }
 
 std::string version() {

@@ -66,7 +66,8 @@ void set_deterministic(std::int64_t mode);
 bool cudnn_deterministic();
 void set_cudnn_deterministic(bool on);
 
-// config(): libtorch's build configuration, one line per string.
+// config(): libtorch's build configuration, then its parallel settings (threads, backend), one
+// line per string, as ktorch gives them.
 std::vector<std::string> config();
 // version(): "1.13.0"; version_number(): major + minor/100 + patch/10000 (1.1300).
 std::string version();

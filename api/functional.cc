@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <ATen/ops/bilinear.h>
+#include <ATen/ops/flatten.h>
 #include <ATen/ops/linear.h>
 #include <ATen/ops/pdist.h>
 #include <ATen/ops/prelu.h>
@@ -38,6 +39,9 @@ const Direct* FindDirect(absl::string_view kind) {
       {"prelu", 2, 2, {}, [](const Tensors& x, const nn::OptionSet&) { return at::prelu(x[0], x[1]); }},
       {"pdist", 1, 1, {{"p", nn::OptionType::kDouble, 2.0}},
        [](const Tensors& x, const nn::OptionSet& o) { return at::pdist(x[0], o.Double("p")); }},
+      // ktorch's functional flatten starts at dimension 0 (the layer at 1, keeping the batch)
+      {"flatten", 1, 1, {{"start", nn::OptionType::kLong, std::int64_t{0}}, {"end", nn::OptionType::kLong, std::int64_t{-1}}},
+       [](const Tensors& x, const nn::OptionSet& o) { return at::flatten(x[0], o.Long("start"), o.Long("end")); }},
   };
   for (const Direct& d : *forms) {
     if (kind == d.name) return &d;

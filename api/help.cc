@@ -5,6 +5,7 @@
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
+#include "api/tensor.h"
 #include "runtime/errors.h"
 #include "runtime/names.h"
 
@@ -33,14 +34,13 @@ std::vector<KindHelp> KindHelpTable(const std::vector<std::string>& names, Find 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> help_topics() {
-  return {{"backward", "modes of the backward calculation: retain graph, create graph"},
-          {"device", "devices available: cpu, cuda:0 .."},
-          {"dtype", "tensor data types and the k type of their values"},
-          {"ktype", "k types and the tensor data types they map to"},
-          {"loss", "loss functions, their inputs and options"},
-          {"module", "module kinds, their inputs and options"},
-          {"optimizer", "optimizers and their options"},
-          {"tensor", "tensor options: device dtype layout gradient pin memory"}};
+  return {{"backward", "backward calculation modes"},
+          {"dtype", "PyTorch tensor types mapped to k types"},
+          {"ktype", "k types mapped to PyTorch tensor types"},
+          {"loss", "loss types, module options & forward args"},
+          {"module", "module types, options & forward args"},
+          {"optimizer", "optimizer types & options"},
+          {"tensor", "tensor creation options"}};
 }
 
 std::vector<KindHelp> module_help() { return KindHelpTable(nn::ModuleKindNames(), nn::FindModuleKind); }
@@ -56,7 +56,7 @@ KindHelp kind_help(const std::string& name) {
 
 std::vector<std::pair<std::string, char>> dtype_ktypes() {
   std::vector<std::pair<std::string, char>> rows;
-  for (const char* name : {"bool", "byte", "char", "short", "int", "long", "half", "float", "double", "chalf", "cfloat",
+  for (const char* name : {"float", "double", "half", "bool", "byte", "char", "long", "int", "short", "chalf", "cfloat",
                            "cdouble"}) {
     rows.emplace_back(name, KTypeOf(*DtypeFromName(name)));
   }
@@ -69,15 +69,13 @@ std::vector<std::string> help_devices() {
   return devices;
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> tensor_option_names() {
-  std::vector<std::string> dtypes;
-  for (const auto& [dtype, ktype] : dtype_ktypes()) dtypes.push_back(dtype);
-  return {{"device", {"cpu", "cuda", "cuda:N", "mps"}},
-          {"dtype", dtypes},
-          {"layout", {"strided", "sparse"}},
-          {"gradient", {"grad", "nograd"}},
-          {"pin", {"pinned", "unpinned"}},
-          {"memory", {"contiguous", "preserve", "channel2d", "channel3d"}}};
+std::vector<std::pair<std::string, std::string>> tensor_option_defaults() {
+  return {{"device", "cpu"},
+          {"dtype", default_dtype()},
+          {"layout", "strided"},
+          {"gradient", "nograd"},
+          {"pin", "unpinned"},
+          {"memory", "contiguous"}};
 }
 
 }  // namespace kscope

@@ -16,8 +16,8 @@
 
 namespace kscope {
 
-// help[]: topic -> one-line description, in ktorch's order
-// (backward device dtype ktype loss module optimizer tensor).
+// help[]: topic -> one-line description, ktorch's (backward dtype ktype loss module optimizer
+// tensor). help`device, the devices this process can use, is kscope's own.
 std::vector<std::pair<std::string, std::string>> help_topics();
 
 // One kind: its name, how many inputs its forward takes (0 for optimizers) and its options with
@@ -34,13 +34,13 @@ std::vector<KindHelp> optimizer_help();
 // help`name for a module, loss or optimizer kind (modules first, as ktorch looks them up).
 KindHelp kind_help(const std::string& name);
 
-// help`dtype / help`ktype: each dtype with the k type its values convert to.
+// help`dtype / help`ktype: each dtype with the k type its values convert to, in ktorch's order
+// (float double half bool byte char long int, then short chalf cfloat cdouble).
 std::vector<std::pair<std::string, char>> dtype_ktypes();
 // help`device: the devices this process can use (cpu, then cuda:0 ...).
 std::vector<std::string> help_devices();
-// help`tensor: each tensor option and the names it accepts (device dtype layout gradient pin
-// memory).
-std::vector<std::pair<std::string, std::vector<std::string>>> tensor_option_names();
+// help`tensor: each tensor option (device dtype layout gradient pin memory) with its default.
+std::vector<std::pair<std::string, std::string>> tensor_option_defaults();
 
 }  // namespace kscope
 

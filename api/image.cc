@@ -56,14 +56,14 @@ GridShape GridFor(std::int64_t n, std::optional<std::int64_t> rows, std::optiona
 at::Tensor Grid(const at::Tensor& given, std::optional<std::int64_t> rows, std::optional<std::int64_t> cols,
                 std::int64_t pad, const c10::Scalar& pad_value) {
   if (given.dim() != 3 && given.dim() != 4) {
-    Fail("makegrid: expects N x C x H x W or N x H x W images, given %s", Describe(given));
+    Fail("makegrid: expecting 3 or 4-dimensional input, %d dimension(s) given", given.dim());  // ktorch's text
   }
   if (given.size(0) < 1) Fail("makegrid: expects at least one image, given %s", Describe(given));
   if (pad < 0) Fail("makegrid: padding must not be negative, given %d", pad);
-  const at::Tensor images = given.dim() == 3 ? given.unsqueeze(1) : given;
+  at::Tensor images = given.dim() == 3 ? given.unsqueeze(1) : given;
   const std::int64_t n = images.size(0), h = images.size(2), w = images.size(3);
+  if (images.size(1) == 1) images = images.expand({n, 3, h, w});  // gray to rgb, as ktorch and torchvision
   const GridShape g = GridFor(n, rows, cols);
-  if (n == 1) return images[0].clone();  // as torchvision: one image, no grid
   at::Tensor grid = at::full({images.size(1), g.rows * (h + pad) + pad, g.cols * (w + pad) + pad}, pad_value,
                              images.options());
   for (std::int64_t k = 0; k < n; ++k) {

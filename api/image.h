@@ -3,9 +3,9 @@
 // png writes a C x H x W byte tensor (C = 1 gray, 2 gray+alpha, 3 rgb, 4 rgba; data or a
 // handle) with libpng. makegrid follows torchvision's make_grid layout: rows x cols cells filled
 // row by row, `pad` pixels of `pad_value` around and between the cells, empty cells left at
-// pad_value; a batch of one image is returned as that image, unpadded. Unlike make_grid it keeps
-// the images' channels (no gray -> rgb copy) and reads a 3-d batch as N x H x W one-channel
-// images. Data in -> data out, a handle in -> a new handle out (owned by the current scope).
+// pad_value. As ktorch (and make_grid) does, one-channel images are copied to three (gray ->
+// rgb) and a batch of one image is laid out like any other; a 3-d batch is read as N x H x W
+// one-channel images. Data in -> data out, a handle in -> a new handle out (owned by the current scope).
 //
 // Errors: kscope::Error naming the function and what it expects (shape, dtype, grid size) or
 // libpng's message for a file it cannot write; kscope::Error for stale or non-tensor handles.

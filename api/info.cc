@@ -11,6 +11,7 @@
 
 #include "api/loss.h"
 #include "api/module.h"
+#include "api/nn/model_object.h"
 #include "api/optimizer.h"
 #include "runtime/accounting.h"
 #include "runtime/errors.h"
@@ -43,6 +44,17 @@ const char* Plural(ObjectClass c) {
     case ObjectClass::kGroup: return "groups";
     default: return "models";
   }
+}
+
+// Applies `f` to each parameter of the module behind h, by name (ktorch's dtype ktype gradient
+// of a module, loss or model); nullopt if h is of another class.
+template <typename T, typename F>
+std::optional<PerElement<T>> EachParameter(const char* fn, Handle h, F f) {
+  const std::shared_ptr<nn::ModuleObject> m = nn::ModuleBehind(fn, h);
+  if (m == nullptr) return std::nullopt;
+  typename PerElement<T>::Named items;
+  for (const auto& p : m->module().named_parameters()) items.emplace_back(p.key(), f(p.value()));
+  return PerElement<T>(std::move(items));
 }
 
 // Applies `f` to every tensor h holds under the table's lock, shaped by h's class.
@@ -213,9 +225,9 @@ PerElement<std::string> layout(Handle h) {
 PerElement<std::string> memory(Handle h) { return EachTensor<std::string>("memory", h, Memory); }
 
 PerElement<std::string> gradient(Handle h) {
-  return EachTensor<std::string>("gradient", h, [](const at::Tensor& t) {
-    return std::string(t.defined() && t.requires_grad() ? "grad" : "nograd");
-  });
+  const auto f = [](const at::Tensor& t) { return std::string(t.defined() && t.requires_grad() ? "grad" : "nograd"); };
+  if (auto each = EachParameter<std::string>("gradient", h, f)) return *std::move(each);
+  return EachTensor<std::string>("gradient", h, f);
 }
 
 PerElement<std::string> gradfn(Handle h) {
@@ -224,7 +236,10 @@ PerElement<std::string> gradfn(Handle h) {
   });
 }
 
-PerElement<char> ktype(Handle h) { return EachTensor<char>("ktype", h, KType); }
+PerElement<char> ktype(Handle h) {
+  if (auto each = EachParameter<char>("ktype", h, KType)) return *std::move(each);
+  return EachTensor<char>("ktype", h, KType);
+}
 
 PerElement<bool> defined(Handle h) {
   return EachTensor<bool>("defined", h, [](const at::Tensor& t) { return t.defined(); });

@@ -11,7 +11,7 @@ namespace {
 
 const nn::ModuleKind& LossKind(const std::string& kind) {
   const nn::ModuleKind* k = nn::FindLossKind(kind);
-  if (k == nullptr) Fail("loss: unrecognized loss `%s", kind);
+  if (k == nullptr) Fail("unrecognized loss function: %s", kind);
   return *k;
 }
 

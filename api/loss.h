@@ -9,7 +9,7 @@
 // of (x1, x2) without `reduce`. A loss object is held like a module (class loss). Computing
 // follows ktorch's convention: any handle in -> a new handle out, data in -> data out; CPU
 // tensors are moved to the device of any other tensor in the call. Errors: kscope::Error naming
-// the function or kind ("loss: unrecognized loss `foo", "ce: option `ignore expects long, ...",
+// the function or kind ("unrecognized loss function: foo", "ce: option `ignore expects long, ...",
 // "loss: `triplet expects 3 inputs, given 2"); libtorch's messages for shape and type problems.
 // Thread-safety: any thread.
 #ifndef KSCOPE_API_LOSS_H_
@@ -28,7 +28,7 @@
 
 namespace kscope {
 
-// The inputs and option names of a loss kind; kscope::Error "loss: unrecognized loss `foo".
+// The inputs and option names of a loss kind; kscope::Error "unrecognized loss function: foo".
 Signature loss_signature(const std::string& kind);
 
 Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional = {},

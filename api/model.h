@@ -13,7 +13,7 @@
 // Errors: kscope::Error naming the function: "model: module not specified" (likewise loss,
 // optimizer), "model: arg[1] unrecognized: tensor", "model: arg[2] is a second loss",
 // "module: expected model, given tensor", "stale pointer", the option errors of
-// api/nn/model_options.h ("test: unrecognized test setting: shuffle"), and those of module,
+// api/nn/model_options.h ("unrecognized test setting: shuffle"), and those of module,
 // loss and opt when recreating. Thread-safety: any thread; a model must not be used from two
 // threads at once.
 #ifndef KSCOPE_API_MODEL_H_

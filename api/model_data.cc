@@ -203,9 +203,11 @@ DataTensors model_target(Handle m, nn::DataMode mode) {
   return DataOf(Name(mode, "target", "testtarget"), m, mode).data.target;
 }
 
-Handle model_input_handle(Handle m, nn::DataMode mode) {
-  const char* fn = Name(mode, "input", "testinput");
-  const DataTensors& x = DataOf(fn, m, mode).data.input;
+namespace {
+
+// A new handle sharing data's tensors, as they were given (a tensor, vector or dictionary); an
+// empty Handle when there are none.
+Handle HandleSharing(const DataTensors& x, const char* fn) {
   switch (x.form) {
     case Form::kNone: return Handle();
     case Form::kTensor: return Own(Object(x.tensors.front()), fn);
@@ -217,6 +219,18 @@ Handle model_input_handle(Handle m, nn::DataMode mode) {
     }
   }
   return Handle();
+}
+
+}  // namespace
+
+Handle model_input_handle(Handle m, nn::DataMode mode) {
+  const char* fn = Name(mode, "input", "testinput");
+  return HandleSharing(DataOf(fn, m, mode).data.input, fn);
+}
+
+Handle model_target_handle(Handle m, nn::DataMode mode) {
+  const char* fn = Name(mode, "target", "testtarget");
+  return HandleSharing(DataOf(fn, m, mode).data.target, fn);
 }
 
 std::int64_t model_datasize(Handle m, nn::DataMode mode) {

@@ -95,8 +95,10 @@ nn::DataTensors model_data_tensors(const char* fn, Handle m, const DataParts& pa
 nn::DataTensors model_input(Handle m, nn::DataMode mode);
 nn::DataTensors model_target(Handle m, nn::DataMode mode);
 // input m / testinput m: a new handle sharing the input's tensors (a tensor, vector or
-// dictionary, as the input was given); an empty Handle when there is no input.
+// dictionary, as the input was given); an empty Handle when there is no input. target m /
+// testtarget m likewise for the target.
 Handle model_input_handle(Handle m, nn::DataMode mode);
+Handle model_target_handle(Handle m, nn::DataMode mode);
 
 // datasize m / testsize m: rows of the input as it stands (the current batch's), 0 if none.
 std::int64_t model_datasize(Handle m, nn::DataMode mode);

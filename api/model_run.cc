@@ -210,8 +210,10 @@ class Collector {
   at::Tensor MeanLoss(double sum) const {
     return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)), at::kDouble);
   }
+  // A percentage in float (k real), computed as ktorch does: the float quotient times 100.
   static at::Tensor Accuracy(double matched, double total) {
-    return at::scalar_tensor(total == 0 ? 0.0 : 100.0 * matched / total, at::kDouble);
+    const float share = total == 0 ? 0.0f : static_cast<float>(matched) / static_cast<float>(total);
+    return at::scalar_tensor(100.0f * share, at::kFloat);
   }
   std::int64_t Matched() const { return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>(); }
   at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }

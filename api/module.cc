@@ -38,7 +38,7 @@ void AddChild(const ModuleSpec& parent_spec, torch::nn::Module& parent, ModuleSp
 
 Built Build(const ModuleDefinition& d) {
   const nn::ModuleKind* kind = nn::FindModuleKind(d.kind);
-  if (kind == nullptr) Fail("module: unrecognized module kind `%s", d.kind);
+  if (kind == nullptr) Fail("unrecognized module type: `%s", d.kind);
   auto spec = std::make_shared<ModuleSpec>(
       ModuleSpec{kind, nn::OptionSet::Parse(d.kind, kind->options, d.positional, d.named), d.name, {}});
   Built built{spec, kind->make(spec->options)};

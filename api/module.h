@@ -5,7 +5,7 @@
 // for containers (`sequential`), child definitions. Every call that makes a module registers one
 // new handle in the current scope; parm, parms and children give new handles that share the
 // module's tensors and submodules (ktorch's addref semantics). Errors: kscope::Error naming
-// the function and the kind ("linear: option `in required", "module: unrecognized module kind
+// the function and the kind ("linear: option `in required"; ktorch's "unrecognized module type:
 // `foo"); libtorch's own messages pass through. Thread-safety: any thread; a module must not be
 // run from two threads at once.
 #ifndef KSCOPE_API_MODULE_H_

@@ -120,14 +120,15 @@ void Put(TensorDict& d, const std::string& key, at::Tensor value) {
   }
 }
 
-// The count of parameter sets a dictionary's running average holds (`.n`, 0 when absent).
-std::int64_t CountOf(const TensorDict& d) {
+// The count of parameter sets a dictionary's running average holds: `.n`, a number scalar, or 1
+// when absent (the entries are the first set, as copyparms makes them).
+double CountOf(const TensorDict& d) {
   const at::Tensor* n = d.find(kCount);
-  if (n == nullptr) return 0;
-  if (n->numel() != 1 || n->is_floating_point() || n->is_complex() || n->item<std::int64_t>() < 0) {
-    Fail("avgparms: key `%s must hold a count, a non-negative long scalar", kCount);
+  if (n == nullptr) return 1;
+  if (n->numel() != 1 || n->is_complex() || n->scalar_type() == at::kBool || !(n->item<double>() >= 1)) {
+    Fail("avgparms: key `%s must hold a count, a number scalar of at least 1", kCount);
   }
-  return n->item<std::int64_t>();
+  return n->item<double>();
 }
 
 }  // namespace
@@ -169,10 +170,11 @@ std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string&
 NameKinds moduletypes(Handle q, const std::vector<std::string>& types) {
   auto m = ModuleOf("moduletypes", q);
   NameKinds out;
-  for (const Submodule& s : Submodules(m->spec(), m->module())) {
-    const std::string& kind = s.spec->kind->name;
-    if (types.empty() || std::find(types.begin(), types.end(), kind) != types.end()) out.emplace_back(s.name, kind);
-  }
+  const auto keep = [&](const std::string& name, const std::string& kind) {
+    if (types.empty() || std::find(types.begin(), types.end(), kind) != types.end()) out.emplace_back(name, kind);
+  };
+  keep("", m->spec().kind->name);
+  for (const Submodule& s : Submodules(m->spec(), m->module())) keep(s.name, s.spec->kind->name);
   return out;
 }
 
@@ -231,31 +233,25 @@ std::vector<std::pair<std::string, bool>> copyparms(Handle q, Handle d) {
 std::int64_t avgparms(Handle q, Handle d) {
   auto m = ModuleOf("avgparms", q);
   TensorDict average = DictOf("avgparms", d);
-  const std::int64_t n = CountOf(average);
+  const double n = CountOf(average);
   const TensorDict parms = m->module().named_parameters();
-  if (n > 0) {
-    for (const auto& p : parms) {
-      const at::Tensor* a = average.find(p.key());
-      if (a == nullptr) Fail("avgparms: no key `%s in the dictionary of averages", p.key());
-      if (a->sizes() != p.value().sizes()) {
-        Fail("avgparms: size mismatch for parameter `%s, %s vs %s", p.key(), SizeText(p.value()), SizeText(*a));
-      }
+  for (const auto& p : parms) {
+    const at::Tensor* a = average.find(p.key());
+    if (a == nullptr) Fail("avgparms: parameter %s not found, unable to compute average", p.key());
+    if (a->sizes() != p.value().sizes()) {
+      Fail("avgparms: size mismatch for parameter `%s, %s vs %s", p.key(), SizeText(p.value()), SizeText(*a));
     }
   }
   {
     c10::AutoGradMode no_grad(false);
     for (const auto& p : parms) {
-      if (n == 0) {
-        Put(average, p.key(), p.value().detach().clone());
-      } else {
-        at::Tensor& a = average[p.key()];
-        a.add_((p.value().to(a.options()) - a).div_(static_cast<double>(n + 1)));
-      }
+      at::Tensor& a = average[p.key()];
+      a.add_((p.value().to(a.options()) - a).div_(n + 1));
     }
   }
-  Put(average, kCount, at::scalar_tensor(n + 1, at::kLong));
+  Put(average, kCount, at::scalar_tensor(n + 1, at::kDouble));
   HandleTable::Global().Replace(d, Object(std::move(average)));
-  return n + 1;
+  return static_cast<std::int64_t>(n + 1);
 }
 
 }  // namespace kscope

@@ -42,8 +42,9 @@ std::vector<std::string> buffernames(Handle q);
 std::vector<std::string> names(Handle q, const std::string& child = "");
 // modules q / modules(q;child): every submodule (of child) as a new module handle, by name.
 std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string& child = "");
-// moduletypes q / moduletypes(q;types): every submodule's kind, or only those of the kinds in
-// `types` (unknown kinds simply match nothing).
+// moduletypes q / moduletypes(q;types): the kind of q itself (named "") and of every
+// submodule, as ktorch lists them, or only those of the kinds in `types` (unknown kinds simply
+// match nothing).
 NameKinds moduletypes(Handle q, const std::vector<std::string>& types = {});
 // parmtypes q: each parameter's name -> the kind of the module defining it (its nearest
 // defined ancestor for parameters of a kind's internal submodules).
@@ -64,11 +65,11 @@ Handle copyparms(Handle q);
 // copyparms(q;d): copies each entry of dictionary d into q's parameter of that name; per key
 // of d, whether it was copied (false for a key that names no parameter or whose size differs).
 std::vector<std::pair<std::string, bool>> copyparms(Handle q, Handle d);
-// avgparms(q;d): folds q's parameters into the running average kept in dictionary d, whose key
-// `.n` holds the count of parameter sets averaged so far (a long scalar; none: 0). With count
-// 0, d takes copies of the parameters (keys added as needed); otherwise every parameter must
-// have an entry of its size in d, updated in place to d + (p - d) / (n + 1). Returns the new
-// count, also stored under `.n`.
+// avgparms(q;d): folds q's parameters into the running average kept in dictionary d (made by
+// copyparms q), as ktorch does: d's key `.n` holds the count of parameter sets averaged so far
+// (a double scalar; absent: 1, d's entries being the first set). Every parameter must have an
+// entry of its size in d, updated in place to d + (p - d) / (n + 1). Returns the new count,
+// also stored under `.n`.
 std::int64_t avgparms(Handle q, Handle d);
 
 }  // namespace kscope

@@ -23,7 +23,7 @@ using nn::ParameterBatch;
 
 const nn::OptimizerKind& KindNamed(const std::string& kind) {
   const nn::OptimizerKind* k = nn::FindOptimizerKind(kind);
-  if (k == nullptr) Fail("opt: unrecognized optimizer `%s", kind);
+  if (k == nullptr) Fail("unrecognized optimizer: %s", kind);
   return *k;
 }
 
@@ -201,20 +201,30 @@ void step(Handle o) {
   object->optimizer().step();
 }
 
+namespace {
+
+// The optimizer of handle h: an optimizer, or a model's (ktorch's lr m).
+std::shared_ptr<nn::OptimizerObject> OptimizerOrModels(const char* fn, Handle h) {
+  if (HandleTable::Global().Info(h).object_class == ObjectClass::kModel) return nn::ModelOf(fn, h)->model().optimizer;
+  return nn::OptimizerOf(fn, h);
+}
+
+}  // namespace
+
 std::vector<double> lr(Handle o) {
   std::vector<double> rates;
-  for (const auto& group : nn::OptimizerOf("lr", o)->optimizer().param_groups()) rates.push_back(group.options().get_lr());
+  for (const auto& group : OptimizerOrModels("lr", o)->optimizer().param_groups()) rates.push_back(group.options().get_lr());
   return rates;
 }
 
 void lr(Handle o, double rate) {
-  auto object = nn::OptimizerOf("lr", o);
+  auto object = OptimizerOrModels("lr", o);
   CheckRate(rate);
   object->set_lr(rate);
 }
 
 void lr(Handle o, const std::vector<double>& rates) {
-  auto object = nn::OptimizerOf("lr", o);
+  auto object = OptimizerOrModels("lr", o);
   if (static_cast<std::int64_t>(rates.size()) != object->group_count()) {
     Fail("lr: %d rates given for %d groups", rates.size(), object->group_count());
   }

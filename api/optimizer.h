@@ -25,7 +25,7 @@
 // parameter group only.
 //
 // Every creating call registers one new handle (origin "opt") in the current scope. Errors:
-// kscope::Error naming the function or kind ("opt: unrecognized optimizer `foo",
+// kscope::Error naming the function or kind ("unrecognized optimizer: foo",
 // "sgd: option `lr expects double, given symbol", "step: expected optimizer, given module",
 // "opt: group 4 invalid, cannot be greater than number of groups(3)"); libtorch's checks of
 // option values ("Invalid learning rate: -1") pass through. A call that throws creates no
@@ -111,8 +111,8 @@ std::vector<std::string> opt_options(const std::string& kind);
 // are skipped). lbfgs: kscope::Error "LBFGS optimizer requires model, loss & inputs" (ktorch's).
 void step(Handle o);
 
-// The learning rate of each parameter group; setting one rate for every group, or one rate per
-// group. Rates must be non-negative (kscope::Error "lr: invalid learning rate -1"); one per
+// The learning rate of each parameter group of optimizer o (or of model o's optimizer); setting
+// one rate for every group, or one rate per group. Rates must be non-negative (kscope::Error "lr: invalid learning rate -1"); one per
 // group ("lr: 3 rates given for 2 groups").
 std::vector<double> lr(Handle o);
 void lr(Handle o, double rate);

@@ -47,7 +47,7 @@ OptimizerState opt_state(Handle o, bool all_options) {
 Handle opt(const OptimizerState& state, Handle module) {
   const OptimizerDescription& d = state.description;
   const nn::OptimizerKind* kind = nn::FindOptimizerKind(d.kind);
-  if (kind == nullptr) Fail("opt: unrecognized optimizer `%s", d.kind);
+  if (kind == nullptr) Fail("unrecognized optimizer: %s", d.kind);
   if (!state.buffers.empty() && state.buffers.size() != d.parameters.size()) {
     Fail("opt: buffers given for %d parameter(s), expecting %d", state.buffers.size(), d.parameters.size());
   }

@@ -4,6 +4,7 @@
 
 #include <ATen/core/Formatting.h>
 
+#include "api/nn/model_object.h"
 #include "api/values.h"
 #include "runtime/accounting.h"
 #include "runtime/errors.h"
@@ -123,6 +124,11 @@ ObjectClass class_(Handle h) { return Table().Info(h).object_class; }
 std::string device(Handle h) { return DeviceOf(Table().Get(h)); }
 
 PerElement<std::string> dtype(Handle h) {
+  if (const auto m = nn::ModuleBehind("dtype", h)) {  // per parameter, as ktorch gives it
+    PerElement<std::string>::Named dtypes;
+    for (const auto& p : m->module().named_parameters()) dtypes.emplace_back(p.key(), DtypeName(p.value().scalar_type()));
+    return dtypes;
+  }
   const Object o = Table().Get(h);
   if (IsComposite(o.object_class())) Fail("dtype: not implemented for %s", Plural(o.object_class()));
   return Dtype(o);

@@ -72,7 +72,8 @@ bool mapped(Handle h);
 PerElement<std::int64_t> ptr(Handle h);
 ObjectClass class_(Handle h);
 std::string device(Handle h);
-// dtype name(s); "dtype: not implemented for modules" (and losses, optimizers, models).
+// dtype name(s): per tensor, or per parameter by name for a module, loss or model (as ktorch
+// gives them); "dtype: not implemented for optimizers" (and groups).
 PerElement<std::string> dtype(Handle h);
 PerElement<std::vector<std::int64_t>> size(Handle h);
 std::int64_t elements(Handle h);

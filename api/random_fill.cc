@@ -67,6 +67,10 @@ void lognormal(const init::Target& t, double mean, double std) {
   Fill("lognormal", t, Dtypes::kFloating, [&](at::Tensor& x) { x.log_normal_(mean, std); });
 }
 
+void random(const init::Target& t) {
+  Fill("random", t, Dtypes::kAny, [&](at::Tensor& x) { x.random_(); });
+}
+
 void random(const init::Target& t, std::int64_t high) {
   if (high <= 0) Fail("random: high %d is not positive", high);
   Fill("random", t, Dtypes::kAny, [&](at::Tensor& x) { x.random_(high); });

@@ -32,11 +32,12 @@ namespace kscope::random_fill {
 // Floating-point tensors only: normal uniform cauchy exponential lognormal.
 void normal(const init::Target& t, double mean = 0, double std = 1);      // std >= 0
 void uniform(const init::Target& t, double low = 0, double high = 1);     // low <= high
-void cauchy(const init::Target& t, double median, double sigma);          // sigma > 0
-void exponential(const init::Target& t, double rate);                     // rate > 0
-void lognormal(const init::Target& t, double mean, double std);           // std > 0
+void cauchy(const init::Target& t, double median = 0, double sigma = 1);  // sigma > 0
+void exponential(const init::Target& t, double rate = 1);                 // rate > 0
+void lognormal(const init::Target& t, double mean = 1, double std = 2);   // std > 0
 // Any dtype: integers in [0, high) or [low, high) (within the dtype's range); failures 1, 2 ...
 // until the first success with `probability` (0 < probability < 1).
+void random(const init::Target& t);  // 0 .. the largest integer the dtype holds exactly
 void random(const init::Target& t, std::int64_t high);
 void random(const init::Target& t, std::int64_t low, std::int64_t high);  // low < high
 void geometric(const init::Target& t, double probability);

@@ -88,7 +88,7 @@ Options Options::Parse(const char* fn, absl::Span<const std::string> names) {
       if (device->is_cuda() && !at::hasCUDA()) Fail("%s: `%s device not available", fn, name);
       o.device = device;
     } else {
-      Fail("%s: unrecognized option `%s", fn, name);
+      Fail("unrecognized tensor option: `%s", name);  // ktorch's text
     }
   }
   return o;

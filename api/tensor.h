@@ -43,7 +43,7 @@ struct Options {
   std::optional<c10::MemoryFormat> memory;  // contiguous preserve channel2d channel3d
 
   // Parses ktorch option names; a later name of the same kind overrides an earlier one.
-  // kscope::Error "<fn>: unrecognized option `x`" for an unknown name, and
+  // kscope::Error "unrecognized tensor option: `x" (ktorch's text) for an unknown name, and
   // "<fn>: `mps device not available" (or cuda) for a device this libtorch cannot reach.
   static Options Parse(const char* fn, absl::Span<const std::string> names);
 

@@ -1,8 +1,8 @@
 // Adapters for the parts of complex and sparse tensors, with ktorch's argument forms:
 //   real t | imag t | indices t | values t   -> k values of the part; enlist t -> a new pointer
 //   isreal x                                 -> k bools (x a pointer or k data); enlist t -> pointer
-//   sparse x | sparse(x;sparsedim)           -> a sparse pointer for a pointer; for k data the
-//                                               dense k form of the sparse result (k has no sparse)
+//   sparse x | sparse(x;sparsedim)           -> a new sparse pointer, for k data too (k has no
+//                                               sparse form), as in ktorch
 //   sparse(x;mask)                           -> x at a sparse mask's indices (a pointer)
 //   sparseindex x | sparseindex(x;sparsedim) -> the COO index, k data or a pointer as x is
 //   dense t                                  -> a dense copy of a sparse tensor (a pointer)
@@ -12,6 +12,7 @@
 
 #include "api/complex_parts.h"
 #include "api/sparse.h"
+#include "api/tensor.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
@@ -71,8 +72,8 @@ std::pair<Operand, K> InputAndOption(const Args& a, K x) {
   return {InputFromK(a.fn(), x), nullptr};
 }
 
-// A sparse result as k: a pointer, or the dense form of sparse data.
-K KFromSparse(const Result& r) { return r.is_handle() ? KFromResult(r) : KFromResult(dense(r.tensor())); }
+// A sparse result as k: always a pointer (the result of k data is a fresh tensor, owned anew).
+K KFromSparse(const Result& r) { return r.is_handle() ? KFromResult(r) : Pointer(OwnTensor("sparse", r.tensor(), {})); }
 
 K Sparse(K x) {
   return Guard([&] {

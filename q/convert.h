@@ -51,8 +51,8 @@ at::Tensor TensorFromK(const char* fn, K x);
 at::Tensor TensorViewOfK(const char* fn, K x);
 // tensor -> k array: an atom for 0 dims, a vector for 1, nested general lists above; an
 // undefined tensor is `::`. Half comes back as real; a complex tensor as its real and imaginary
-// parts, as ktorch gives them: a last dimension of 2 (real,'imag pairs), or with setting
-// `complexfirst a first dimension of 2 ((real;imag)).
+// parts, as ktorch gives them: with setting `complexfirst (the default) a first dimension of 2
+// ((real;imag)), else a last dimension of 2 (real,'imag pairs).
 K KFromTensor(const at::Tensor& t);
 // The same with complex_first given rather than read from the setting.
 K KFromTensorComplexFirst(const at::Tensor& t, bool complex_first);

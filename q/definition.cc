@@ -70,7 +70,8 @@ ModuleDefinition Single(K x) {
   if (x->t == kabi::kSymbol && (x->n == 1 || x->n == 2)) {
     return ModuleDefinition{kabi::Symbols(x)[0], x->n == 2 ? kabi::Symbols(x)[1] : "", {}, {}, {}};
   }
-  if (x->t != kabi::kMixed || x->n == 0 || !IsSymbol(kabi::Items(x)[0])) {
+  if (x->t == kabi::kMixed && x->n == 0) Fail("module: empty list");  // ktorch's text
+  if (x->t != kabi::kMixed || !IsSymbol(kabi::Items(x)[0])) {
     Fail("module: expecting a definition (`kind; [`name]; options..), given %s", KName(x));
   }
   ModuleDefinition d{SymbolText(kabi::Items(x)[0]), "", {}, {}, {}};
@@ -224,8 +225,13 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
   auto is_name = [&](K item) {
     return IsSymbol(item) && std::find(names.begin(), names.end(), SymbolText(item)) != names.end();
   };
-  // A name-value pair given as one item, as `amsgrad,1b makes it: (`amsgrad;1b).
-  auto is_pair = [&](K item) { return item->t == kabi::kMixed && item->n == 2 && is_name(kabi::Items(item)[0]); };
+  auto is_name_text = [&](const char* s) { return std::find(names.begin(), names.end(), s) != names.end(); };
+  // A name-value pair given as one item, as `amsgrad,1b makes it: (`amsgrad;1b), or as a
+  // symbol pair when the value is a symbol: `reduce`sum.
+  auto is_symbol_pair = [&](K item) { return item->t == kabi::kSymbol && item->n == 2 && is_name_text(kabi::Symbols(item)[0]); };
+  auto is_pair = [&](K item) {
+    return (item->t == kabi::kMixed && item->n == 2 && is_name(kabi::Items(item)[0])) || is_symbol_pair(item);
+  };
   long long i = from;
   for (; i < list->n; ++i) {
     K item = kabi::Items(list)[i];
@@ -241,6 +247,10 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
       }
       for (long long j = 0; j < keys->n; ++j) named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
       return;
+    }
+    if (is_symbol_pair(item)) {
+      named->emplace_back(kabi::Symbols(item)[0], std::string(kabi::Symbols(item)[1]));
+      continue;
     }
     if (is_pair(item)) {
       named->emplace_back(SymbolText(kabi::Items(item)[0]), OptionFromK(fn, kabi::Items(item)[1]));

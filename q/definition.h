@@ -34,7 +34,8 @@ LossDescription LossDescriptionFromK(kabi::K d);
 nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d);
 
 // Positional options then name-value pairs (a symbol naming one of `names` starts the pairs;
-// a pair may also be one item, (`name;value) as `name,value makes it) or a trailing
+// a pair may also be one item, (`name;value) as `name,value makes it, or `name`value for a
+// symbol value, as ktorch reads `reduce`sum) or a trailing
 // dictionary, from items [from, n) of a general list.
 void OptionsFromK(const char* fn, kabi::K list, long long from, const std::vector<std::string>& names,
                   std::vector<nn::OptionValue>* positional, nn::NamedValues* named);

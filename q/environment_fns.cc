@@ -64,6 +64,7 @@ K Cudadevices(K x) {
 K Cudadevice(K x) {
   return Guard([&] {
     const Args a("cudadevice", x);
+    if (cuda_device_count() == 0) Fail("no CUDA device available");  // ktorch's check comes first
     if (a.empty()) return Symbol(cuda_device());
     if (a.size() != 1 || !a.IsSymbolAt(0)) a.Unrecognized();
     set_cuda_device(a.SymbolAt(0));
@@ -111,7 +112,7 @@ K Config(K x) {
 K Version(K x) {
   return Guard([&] {
     if (IsNull(x)) return kabi::kf(version_number());
-    if (!IsEmptyList(x)) Args("version", x).Unrecognized();
+    if (!IsEmptyList(x)) Fail("version: unexpected arg(s), use version() for string, version[] for number");
     const std::string v = version();
     return kabi::kpn(const_cast<char*>(v.data()), static_cast<long long>(v.size()));
   });

@@ -1,5 +1,11 @@
 #include "q/form_args.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/algorithm/container.h"
+#include "absl/strings/string_view.h"
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/definition.h"
@@ -12,12 +18,50 @@ bool IsInput(kabi::K x) {
   return IsPointer(x) || (x->t >= kabi::kMixed && x->t < kabi::kTable && x->t != kabi::kSymbol);
 }
 
+// The forms that read a general list as their one input when its leading items make one array
+// (ktorch's activations, flatten, onehot and pdist): relu (1 2.0;3 4.0) is relu of a matrix, not
+// relu of 1 2.0 with option 3 4.0.
+constexpr absl::string_view kArrayIsTheInput[] = {
+    "celu",    "elu",        "flatten",   "gelu",  "glu",      "hardshrink", "hardtanh",  "leakyrelu",
+    "logsigmoid", "mish",    "onehot",    "pdist", "relu",     "relu6",      "rrelu",     "selu",
+    "silu",    "softmin",    "softplus",  "softshrink", "softsign", "tanhshrink", "threshold",
+};
+
+// A k array's element type and sizes, or nothing if x is not a (rectangular) array of numbers.
+std::optional<std::pair<signed char, std::vector<long long>>> ArrayShape(kabi::K x) {
+  if (IsPointer(x)) return std::nullopt;
+  if (x->t > 0 && x->t < kabi::kSymbol) return std::make_pair(x->t, std::vector<long long>{x->n});
+  if (x->t != kabi::kMixed || x->n == 0) return std::nullopt;
+  auto first = ArrayShape(kabi::Items(x)[0]);
+  for (long long i = 1; first && i < x->n; ++i) {
+    if (ArrayShape(kabi::Items(x)[i]) != first) return std::nullopt;
+  }
+  if (first) first->second.insert(first->second.begin(), x->n);
+  return first;
+}
+
+// Whether the first three items (at most) of general list x are arrays of one type and shape,
+// as ktorch's xarray(x,3) decides.
+bool LeadingItemsMakeOneArray(kabi::K x) {
+  if (x->t != kabi::kMixed || x->n == 0 || IsPointer(x)) return false;
+  const auto first = ArrayShape(kabi::Items(x)[0]);
+  if (!first) return false;
+  for (long long i = 1; i < std::min<long long>(x->n, 3); ++i) {
+    if (ArrayShape(kabi::Items(x)[i]) != first) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 FormArgs FormArgsFromK(const char* fn, kabi::K x, const Signature& signature) {
+  FormArgs f;
+  if (absl::c_linear_search(kArrayIsTheInput, fn) && LeadingItemsMakeOneArray(x)) {
+    f.inputs.push_back(InputFromK(fn, x));
+    return f;
+  }
   const Args a(fn, x);
   if (a.size() < signature.fewest_inputs) a.Unrecognized();
-  FormArgs f;
   std::size_t n = 0;
   while (n < a.size() && (n < signature.fewest_inputs || (n < signature.most_inputs && IsInput(a[n])))) {
     f.inputs.push_back(a.InputAt(n++));

@@ -2,7 +2,9 @@
 // (ce, bce, ctc, ..) — read as ktorch reads them: the inputs first, then the options,
 // positional, then name-value pairs or a trailing dictionary. The inputs are the fewest the
 // form takes, then more while it takes more and the next argument is a pointer or a k array
-// (bce(yhat;y;w), linear(x;w;b)); a lone pointer or k array is the one input. Errors:
+// (bce(yhat;y;w), linear(x;w;b)); a lone pointer or k array is the one input, and so is a
+// general list whose leading items make one array, for the activations, flatten, onehot and
+// pdist (relu (1 2.0;3 4.0)), as in ktorch. Errors:
 // kscope::Error naming `fn` ("relu: unrecognized arg(s) - ..." when too few are given).
 #ifndef KSCOPE_Q_FORM_ARGS_H_
 #define KSCOPE_Q_FORM_ARGS_H_

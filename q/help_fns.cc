@@ -1,5 +1,5 @@
-// help[] -> topic!description; help`topic -> the topic's table (backward device dtype ktype
-// loss module optimizer tensor); help`kind -> a module, loss or optimizer kind's options with
+// help[] -> topic!description; help`topic -> the topic's table or dictionary (backward dtype
+// ktype loss module optimizer tensor, and kscope's device); help`kind -> a module, loss or optimizer kind's options with
 // their defaults; help p -> the defaults of the kind of module, loss or optimizer p holds.
 // Every table is built from api/help.h, which derives it from the kind tables.
 #include "api/autograd.h"
@@ -81,6 +81,8 @@ K Kinds(const char* column, const std::vector<KindHelp>& kinds, bool inputs) {
                {Symbols(names), KFromLongs(fewest), KFromLongs(most), options});
 }
 
+// help`dtype: dtype!ktype; help`ktype: ktype!dtype for the types k has (the first eight), as
+// ktorch gives them.
 K Dtypes(bool ktype_first) {
   std::vector<std::string> dtypes;
   std::vector<char> ktypes;
@@ -88,18 +90,21 @@ K Dtypes(bool ktype_first) {
     dtypes.push_back(dtype);
     ktypes.push_back(ktype);
   }
-  if (ktype_first) return Table({"ktype", "dtype"}, {KFromChars(ktypes), Symbols(dtypes)});
-  return Table({"dtype", "ktype"}, {Symbols(dtypes), KFromChars(ktypes)});
+  if (!ktype_first) return kabi::xD(Symbols(dtypes), KFromChars(ktypes));
+  constexpr std::size_t kKTypes = 8;  // float double half bool byte char long int
+  dtypes.resize(kKTypes);
+  ktypes.resize(kKTypes);
+  return kabi::xD(KFromChars(ktypes), Symbols(dtypes));
 }
 
+// help`tensor: option!default
 K TensorOptions() {
-  std::vector<std::string> names;
-  K values = kabi::ktn(kabi::kMixed, 0);
-  for (const auto& [option, accepted] : tensor_option_names()) {
+  std::vector<std::string> names, defaults;
+  for (const auto& [option, value] : tensor_option_defaults()) {
     names.push_back(option);
-    kabi::jk(&values, Symbols(accepted));
+    defaults.push_back(value);
   }
-  return Table({"option", "values"}, {Symbols(names), values});
+  return kabi::xD(Symbols(names), Symbols(defaults));
 }
 
 K Topic(const std::string& name) {

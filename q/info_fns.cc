@@ -4,10 +4,13 @@
 // inputmodule and outputmodule. Each reads api/info.h and
 // shapes the result as ktorch does: an atom for a tensor, a list for a vector, a dictionary for
 // a dictionary of tensors.
+#include <ATen/ops/empty.h>
+
 #include "api/help.h"
 #include "api/info.h"
 #include "api/loss.h"
 #include "api/module.h"
+#include "api/operand.h"
 #include "api/optimizer.h"
 #include "api/pointer.h"
 #include "q/args.h"
@@ -109,44 +112,48 @@ K Contiguous(K x) {
   });
 }
 
-// info's keys and values; detail appends its own.
-void AppendInfo(const TensorInfo& i, std::vector<std::string>* keys, K* values) {
-  *keys = {"defined", "device", "dtype", "layout", "gradient", "gradfn", "leaf", "dim", "elements",
-           "itemsize", "bytes", "size", "stride", "numel", "offset", "ptr", "ref"};
-  for (K v : {kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout), Symbol(i.gradient),
-              Symbol(i.gradfn), kabi::kb(i.leaf), kabi::kj(i.dim), kabi::kj(i.elements), kabi::kj(i.itemsize),
-              kabi::kj(i.bytes), KFromLongs(i.size), KFromLongs(i.stride), kabi::kj(i.numel), kabi::kj(i.offset),
-              kabi::kj(i.ptr), kabi::kj(i.ref)}) {
-    kabi::jk(values, v);
-  }
+// info t: ktorch's keys in its order, from the tensor's detail and its sparse dims.
+K InfoDictionary(Handle h, const TensorDetail& d) {
+  const TensorInfo& i = d.info;
+  K keys = Symbols({"defined", "device", "dtype", "layout", "gradient", "pin", "memory", "leaf", "gradfn", "dim",
+                    "sparsedim", "size", "stride", "numel", "itemsize", "contiguous", "coalesced", "offset", "ptr",
+                    "ref"});
+  K values = kabi::knk(20, kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout), Symbol(i.gradient),
+                       Symbol(d.pinned ? "pinned" : "unpinned"), Symbol(d.memory), kabi::kb(i.leaf), Symbol(i.gradfn),
+                       kabi::kj(i.dim), kabi::kj(sparsedim(h).single()), KFromLongs(i.size), KFromLongs(i.stride),
+                       kabi::kj(i.numel), kabi::kj(i.itemsize), kabi::kb(d.contiguous), kabi::kb(d.coalesced),
+                       kabi::kj(i.offset), kabi::kj(i.ptr), kabi::kj(i.ref));
+  return kabi::xD(keys, values);
+}
+
+// The values of a strided tensor's whole storage, as a flat tensor of its dtype.
+at::Tensor StorageValues(const at::Tensor& t) {
+  if (!t.defined() || !t.has_storage() || t.is_sparse()) return at::Tensor();
+  const std::int64_t n = static_cast<std::int64_t>(t.storage().nbytes()) / static_cast<std::int64_t>(t.itemsize());
+  return at::empty({0}, t.options()).set_(t.storage(), 0, {n}, {1});
 }
 
 K Info(K x) {
   return Guard([&] {
     if (!IsPointer(x)) Fail("info not implemented for %s", KName(x));  // ktorch's text
-    const TensorInfo i = info(HandleOf(x));
-    std::vector<std::string> keys;
-    K values = kabi::ktn(kabi::kMixed, 0);
-    AppendInfo(i, &keys, &values);
-    return kabi::xD(Symbols(keys), values);
+    const Handle h = HandleOf(x);
+    return InfoDictionary(h, detail(h));
   });
 }
 
+// detail t: info, then the storage (bytes ref ptr data), as ktorch gives it.
 K Detail(K x) {
   return Guard([&] {
     if (!IsPointer(x)) Fail("detail not implemented for %s", KName(x));
-    const TensorDetail d = detail(HandleOf(x));
-    std::vector<std::string> keys;
-    K values = kabi::ktn(kabi::kMixed, 0);
-    AppendInfo(d.info, &keys, &values);
-    for (const char* key : {"memory", "contiguous", "pinned", "coalesced", "sptr", "sref", "weakref", "storagebytes"}) {
-      keys.push_back(key);
-    }
-    for (K v : {Symbol(d.memory), kabi::kb(d.contiguous), kabi::kb(d.pinned), kabi::kb(d.coalesced), kabi::kj(d.sptr),
-                kabi::kj(d.sref), kabi::kj(d.weakref), kabi::kj(d.storage_bytes)}) {
-      kabi::jk(&values, v);
-    }
-    return kabi::xD(Symbols(keys), values);
+    const Handle h = HandleOf(x);
+    const TensorDetail d = detail(h);
+    K info = InfoDictionary(h, d);
+    K storage = kabi::xD(Symbols({"bytes", "ref", "ptr", "data"}),
+                         kabi::knk(4, kabi::kj(d.storage_bytes), kabi::kj(d.sref), kabi::kj(d.sptr),
+                                   KFromTensor(StorageValues(TensorOf("detail", h)))));
+    kabi::js(&kabi::Items(info)[0], kabi::ss(const_cast<char*>("storage")));
+    kabi::jk(&kabi::Items(info)[1], storage);
+    return info;
   });
 }
 

@@ -38,10 +38,10 @@ K Model(K x) {
     }
     std::vector<Handle> handles;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (!a.IsPointerAt(i)) a.Unrecognized();
+      if (!a.IsPointerAt(i)) Fail("model not implemented for %s", KName(x));  // ktorch's text
       handles.push_back(a.PointerAt(i));
     }
-    if (handles.empty()) a.Unrecognized();
+    if (handles.empty()) Fail("model not implemented for %s", KName(x));
     if (IsModel(a[0])) {
       model(handles.front(), absl::MakeConstSpan(handles).subspan(1));
       return K{nullptr};
@@ -130,14 +130,14 @@ K Data(const char* fn, nn::DataMode mode, K x) {
   });
 }
 
-// input m -> a tensor, vector or dictionary sharing the model's input (null if none) |
+// A new pointer sharing a model's input or target (null if none), as ktorch gives them.
+K SharedData(Handle data) { return data.is_null() ? Null() : Pointer(data); }
+
+// input m -> a tensor, vector or dictionary pointer sharing the model's input (null if none) |
 // input(m;x) | input(m;x1;x2..) -> number of batches
 K Input(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
-    if (IsModel(x)) {
-      const Handle input = model_input_handle(HandleOf(x), mode);
-      return input.is_null() ? Null() : Pointer(input);
-    }
+    if (IsModel(x)) return SharedData(model_input_handle(HandleOf(x), mode));
     const Args a(fn, x);
     if (a.size() < 2 || !a.IsPointerAt(0)) a.Unrecognized();
     std::vector<DataPart> parts;
@@ -149,10 +149,11 @@ K Input(const char* fn, nn::DataMode mode, K x) {
   });
 }
 
-// target m -> k array(s) (null if none) | target(m;y) -> number of batches
+// target m -> a pointer sharing the model's target (null if none) | target(m;y) -> number of
+// batches
 K Target(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
-    if (IsModel(x)) return KFromDataTensors(model_target(HandleOf(x), mode));
+    if (IsModel(x)) return SharedData(model_target_handle(HandleOf(x), mode));
     const Args a(fn, x);
     if (a.size() != 2) a.Unrecognized();
     return kabi::kj(model_target(a.PointerAt(0), mode, DataPartsFromK(fn, a[1])));

@@ -1,5 +1,7 @@
 // Adapters for modules: module seq forward kforward nforward eforward evaluate parmnames parm parms
 // childnames child children training.
+#include <variant>
+
 #include "api/model.h"
 #include "api/model_run.h"
 #include "api/module.h"
@@ -12,6 +14,7 @@
 #include "q/settings.h"
 #include "q/module_state.h"
 #include "runtime/errors.h"
+#include "scope/scope_stack.h"
 
 namespace kscope::q {
 namespace {
@@ -56,17 +59,30 @@ K Seq(K x) {
   });
 }
 
-// forward(q;x..) | forward(q;`child;x..) | forward m, and the same for nforward eforward evaluate.
+// ktorch's forward, kforward, nforward and eforward give a pointer whatever the inputs were;
+// evaluate gives k data.
+K ForwardResult(const char* fn, ForwardMode mode, const Result& r) {
+  if (mode == ForwardMode::kEvaluate || r.is_handle() || r.is_none()) return KFromResult(r);
+  return Pointer(std::visit([&](const auto& v) { return Own(Object(v), fn); }, r.value()));
+}
+
+// forward(q;x..) | forward(q;`child;x..) | forward m, and the same for kforward nforward eforward
+// evaluate. k data given to a form that returns a pointer is copied, so the result (a layer may
+// return its input: identity, flatten) never shares q's memory.
 K RunForward(const char* fn, ForwardMode mode, K x) {
   return Guard([&] {
-    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return KFromResult(model_forward(HandleOf(x), mode));
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) {
+      return ForwardResult(fn, mode, model_forward(HandleOf(x), mode));
+    }
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
     const bool named_child = a.IsSymbolAt(1);
     std::vector<Operand> inputs;
-    for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));
+    for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) {
+      inputs.push_back(mode == ForwardMode::kEvaluate ? a.InputAt(i) : a.OperandAt(i));
+    }
     OwnDataBesideHandles(&inputs);
-    return KFromResult(forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));
+    return ForwardResult(fn, mode, forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));
   });
 }
 

@@ -57,12 +57,19 @@ K Modules(K x) {
   });
 }
 
-// moduletypes q | moduletypes(q;types) -> a dictionary name -> kind
+// moduletypes q | moduletypes(q;types) -> a dictionary name -> kind (q's own under `) |
+// moduletypes(q;`type) -> the names of the modules of that one kind, as in ktorch
 K Moduletypes(K x) {
   return Guard([&] {
     const Args a("moduletypes", x);
     if (a.size() > 2) a.Unrecognized();
-    return KFromNameKinds(moduletypes(a.PointerAt(0), a.size() == 2 ? a.SymbolsAt(1) : std::vector<std::string>{}));
+    const NameKinds kinds = moduletypes(a.PointerAt(0), a.size() == 2 ? a.SymbolsAt(1) : std::vector<std::string>{});
+    if (a.size() == 2 && a.IsSymbolAt(1)) {
+      std::vector<std::string> names;
+      for (const auto& [name, kind] : kinds) names.push_back(name);
+      return Symbols(names);
+    }
+    return KFromNameKinds(kinds);
   });
 }
 

@@ -5,9 +5,11 @@
 // k data a filled copy as k data). Options are numbers, so item 1 is a selection when it is an
 // integer list or a symbol, or an integer atom followed by more items than f's options (normal
 // (v;0;1) is mean 0 and std 1 for every tensor of v; normal(v;0;0;1) fills v[0] only):
-//   normal(x[;sel][;mean;std])   uniform(x[;sel][;low;high])   random(x[;sel][;low];high)
-//   cauchy(x[;sel];median;sigma)   exponential(x[;sel];rate)   geometric(x[;sel];probability)
-//   lognormal(x[;sel];mean;std)
+//   normal(x[;sel][;mean[;std]])   uniform(x[;sel][;low[;high]])   random(x[;sel][;[low;]high])
+//   cauchy(x[;sel][;median[;sigma]])   exponential(x[;sel][;rate])   geometric(x[;sel];probability)
+//   lognormal(x[;sel][;mean[;std]])
+// Omitted options take libtorch's defaults, as in ktorch (cauchy 0 1, exponential 1, lognormal
+// 1 2, normal 0 1, uniform 0 1; random without bounds: 0 up to the dtype's largest integer).
 // bernoulli(x[;out]) and multinomial(x;n[;replace][;out]): x a pointer or k data (a matrix
 // may be given as a general list to bernoulli); k data in -> k data out, a pointer in -> a new
 // pointer, or the draws written into the output pointer (null returned).
@@ -63,40 +65,47 @@ K FillCall(const Form& f, K x, F fill) {
   });
 }
 
+// A fill taking up to two double options (fill(t), fill(t, a) or fill(t, a, b)).
+template <typename F>
+K UpToTwoDoubles(const Form& f, K x, F fill) {
+  return FillCall(f, x, [&](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
+    if (n == 0) return fill(t);
+    if (n == 1) return fill(t, a.DoubleAt(i));
+    fill(t, a.DoubleAt(i), a.DoubleAt(i + 1));
+  });
+}
+
 K Normal(K x) {
-  return FillCall({"normal", "no options or mean and std", 0b101u}, x,
-                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
-                    if (n == 0) return random_fill::normal(t);
-                    random_fill::normal(t, a.DoubleAt(i), a.DoubleAt(i + 1));
-                  });
+  return UpToTwoDoubles({"normal", "mean and std", 0b111u}, x, [](const init::Target& t, auto... o) {
+    random_fill::normal(t, o...);
+  });
 }
 
 K Uniform(K x) {
-  return FillCall({"uniform", "no options or low and high", 0b101u}, x,
-                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
-                    if (n == 0) return random_fill::uniform(t);
-                    random_fill::uniform(t, a.DoubleAt(i), a.DoubleAt(i + 1));
-                  });
+  return UpToTwoDoubles({"uniform", "low and high", 0b111u}, x, [](const init::Target& t, auto... o) {
+    random_fill::uniform(t, o...);
+  });
 }
 
 K Random(K x) {
-  return FillCall({"random", "high or low and high", 0b110u}, x,
+  return FillCall({"random", "high or low and high", 0b111u}, x,
                   [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
+                    if (n == 0) return random_fill::random(t);
                     if (n == 1) return random_fill::random(t, a.LongAt(i));
                     random_fill::random(t, a.LongAt(i), a.LongAt(i + 1));
                   });
 }
 
 K Cauchy(K x) {
-  return FillCall({"cauchy", "median and sigma", 0b100u}, x,
-                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::cauchy(t, a.DoubleAt(i), a.DoubleAt(i + 1));
-                  });
+  return UpToTwoDoubles({"cauchy", "median and sigma", 0b111u}, x, [](const init::Target& t, auto... o) {
+    random_fill::cauchy(t, o...);
+  });
 }
 
 K Exponential(K x) {
-  return FillCall({"exponential", "rate", 0b10u}, x,
-                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
+  return FillCall({"exponential", "rate", 0b11u}, x,
+                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t n) {
+                    if (n == 0) return random_fill::exponential(t);
                     random_fill::exponential(t, a.DoubleAt(i));
                   });
 }
@@ -109,10 +118,9 @@ K Geometric(K x) {
 }
 
 K Lognormal(K x) {
-  return FillCall({"lognormal", "mean and std", 0b100u}, x,
-                  [](const init::Target& t, const Args& a, std::size_t i, std::size_t) {
-                    random_fill::lognormal(t, a.DoubleAt(i), a.DoubleAt(i + 1));
-                  });
+  return UpToTwoDoubles({"lognormal", "mean and std", 0b111u}, x, [](const init::Target& t, auto... o) {
+    random_fill::lognormal(t, o...);
+  });
 }
 
 // bernoulli x | bernoulli(x;out)

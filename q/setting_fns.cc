@@ -22,7 +22,7 @@ using kabi::K;
 
 std::atomic<bool> all_options{true};
 std::atomic<bool> stackframe{false};
-std::atomic<bool> complex_first{false};
+std::atomic<bool> complex_first{true};
 
 struct SettingEntry {
   const char* name;
@@ -64,7 +64,7 @@ const SettingEntry& Find(const std::string& name) {
   for (const SettingEntry& e : kSettings) {
     if (name == e.name) return e;
   }
-  Fail("setting: unrecognized setting `%s", name);
+  Fail("unrecognized configuration setting: %s", name);
 }
 
 K Setting(K x) {

@@ -3,7 +3,8 @@
 // read-only), stackframe (whether errors keep libtorch's C++ backtrace; off by default),
 // alloptions (whether queries of modules, losses and optimizers list every option or only those
 // that differ from their defaults; on by default, as in ktorch) and complexfirst (whether
-// complex values come to k as (real;imag) rather than real,'imag pairs; off by default).
+// complex values come to k as (real;imag) rather than real,'imag pairs; on by default, as in
+// ktorch).
 //
 // Thread-safety: the getters and setters may be called from any thread.
 #ifndef KSCOPE_Q_SETTINGS_H_

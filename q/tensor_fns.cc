@@ -1,6 +1,6 @@
 // Adapters for tensors, vectors and dictionaries: tensor vector dict.
 //
-// tensor's forms, told apart as ktorch tells them: () -> an undefined tensor; a pointer -> a
+// tensor's forms, told apart as ktorch tells them: () -> an empty float tensor; a pointer -> a
 // tensor's values, or a vector's/dictionary's elements as new pointers; (`mode;..) -> a creation
 // mode (api/tensor_creation.h), its _like form when arg 1 is an example (a pointer, or k data
 // that cannot be a size), its out form when a trailing pointer is not one of its arguments;
@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <utility>
+
+#include <ATen/ops/empty.h>
 
 #include "api/container.h"
 #include "api/pointer.h"
@@ -71,7 +73,7 @@ Creation Decode(const Args& a) {
   for (const Mode& m : kModes) {
     if (c.mode == m.name) mode = &m;
   }
-  if (mode == nullptr) Fail("tensor: unrecognized creation mode `%s", c.mode);
+  if (mode == nullptr) Fail("unrecognized tensor creation mode: %s", c.mode);
   // randint's first argument is an atom (low or high), the others' a size.
   c.like = mode->like_max > 0 && a.size() > 1 &&
            (a.IsPointerAt(1) || !(c.mode == "randint" ? IsIntegerAtom(a[1]) : IsIntegers(a[1])));
@@ -239,7 +241,7 @@ K FromPointerAndIndex(const Args& a) {
 K Tensor(K x) {
   return Guard([&] {
     const Args a("tensor", x);
-    if (a.empty()) return Pointer(tensor(at::Tensor()));
+    if (a.empty()) return Pointer(tensor(at::empty({0}, at::kFloat)));  // ktorch: () is 0 floats
     if (IsPointer(x)) return FromPointer(HandleOf(x));
     if (a.size() > 1 && a.IsSymbolAt(0)) return Create(a);
     if (x->t == kabi::kMixed && a.IsPointerAt(0)) return FromPointerAndIndex(a);
@@ -272,6 +274,11 @@ K Vector(K x) {
     if (a.empty()) return Pointer(vector(std::vector<Operand>{}));
     if (IsPointer(x)) return KFromValue(Value(vector(HandleOf(x))));
     if (IsClass(a, 0, ObjectClass::kVector) && (a.size() == 2 || a.size() == 3)) {
+      if (a.size() == 2 && a[1]->t > 0) {  // several indices: their values, as a list
+        TensorVector picked;
+        for (std::int64_t i : a.LongsAt(1)) picked.push_back(vector(a.PointerAt(0), i));
+        return KFromValue(Value(std::move(picked)));
+      }
       if (a.size() == 2) return KFromTensor(vector(a.PointerAt(0), a.LongAt(1)));
       vector(a.PointerAt(0), a.LongAt(1), a.OperandAt(2));
       return K{nullptr};
@@ -297,12 +304,17 @@ K Dict(K x) {
     if (IsPointer(x)) return KFromValue(Value(dict(HandleOf(x))));
     if (x->t == kabi::kDictionary) return Pointer(dict(NamedFromK(kabi::DictKeys(x), kabi::DictValues(x))));
     if (IsClass(a, 0, ObjectClass::kDictionary) && (a.size() == 2 || a.size() == 3)) {
+      if (a.size() == 2 && a[1]->t == kabi::kSymbol) {  // several keys: their values, as a list
+        TensorVector picked;
+        for (const std::string& key : a.SymbolsAt(1)) picked.push_back(dict(a.PointerAt(0), key));
+        return KFromValue(Value(std::move(picked)));
+      }
       if (a.size() == 2) return KFromTensor(dict(a.PointerAt(0), a.SymbolAt(1)));
       dict(a.PointerAt(0), a.SymbolAt(1), a.OperandAt(2));
       return K{nullptr};
     }
     if (a.size() == 2) return Pointer(dict(NamedFromK(a[0], a[1])));
-    a.Unrecognized();
+    Fail("dict: not implemented for %s", KName(x));
   });
 }
 

@@ -89,14 +89,16 @@ TEST_F(ContainerKindsTest, SeqjoinForkResidualTransform) {
 
 TEST_F(ContainerKindsTest, RecurWrapsALstmAndDetachesItsState) {
   auto scope = Scope::Open();
-  Handle q = module(Def("recur", {true}, "", {Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Linear(3, 2)}));
+  // detach is on by default, and unnamed children are named as ktorch names them
+  Handle q = module(Def("recur", {}, "", {Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Linear(3, 2)}));
   EXPECT_EQ(describe(q)[0].options[0], (std::pair<std::string, nn::OptionValue>("detach", true)));
+  EXPECT_THAT(childnames(q), ElementsAre("lstm", "out"));
   const at::Tensor x = at::randn({5, 1, 4});
   const auto expected = std::get<TensorVector>(
-      forward(q, absl::MakeConstSpan({Operand(x)}), ForwardMode::kForward, "0").value());
+      forward(q, absl::MakeConstSpan({Operand(x)}), ForwardMode::kForward, "lstm").value());
   const auto out = std::get<TensorVector>(forward(q, x).value());
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_TRUE(at::allclose(out[0], RunChild(q, "1", expected[0])));
+  EXPECT_TRUE(at::allclose(out[0], RunChild(q, "out", expected[0])));
   EXPECT_TRUE(at::allclose(out[1], expected[1]));
   EXPECT_FALSE(out[1].requires_grad());  // detached
   EXPECT_TRUE(out[0].requires_grad());

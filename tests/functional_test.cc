@@ -53,6 +53,7 @@ std::vector<FunctionalCase> ActivationCases() {
       {"glu", {x}, {}, {}, at::glu(x, -1)},
       {"glu", {x}, {std::int64_t{0}}, {}, at::glu(x, 0)},
       {"flatten", {x.view({2, 2, 3, 2})}, {std::int64_t{2}}, {}, x.view({2, 2, 6})},
+      {"flatten", {x.view({2, 2, 3, 2})}, {}, {}, x.view({24})},  // ktorch: from dimension 0
   };
 }
 

@@ -130,19 +130,19 @@ TEST_F(ImageTest, MakegridFollowsTorchvisionsLayout) {
 
 TEST_F(ImageTest, MakegridOnAGridWrittenOutByHand) {
   auto scope = Scope::Open();
-  // three 1x1 one-channel images 1 2 3, 2 rows (so 2 cols), pad 1 of 9
+  // three 1x1 one-channel images 1 2 3, 2 rows (so 2 cols), pad 1 of 9: gray becomes rgb
   const at::Tensor images = at::arange(1, 4, at::kLong).view({3, 1, 1});  // N x H x W
-  const at::Tensor expected = at::tensor({9, 9, 9, 9, 9,  //
-                                          9, 1, 9, 2, 9,  //
-                                          9, 9, 9, 9, 9,  //
-                                          9, 3, 9, 9, 9,  //
-                                          9, 9, 9, 9, 9},
-                                         at::kLong)
-                                  .view({1, 5, 5});
-  EXPECT_TRUE(at::equal(makegrid(images, 2, std::nullopt, 1, 9).tensor(), expected));
-  // one image: returned as it is, as torchvision does
-  const at::Tensor one = at::randn({1, 3, 4, 4});
-  EXPECT_TRUE(at::equal(makegrid(one, 2).tensor(), one[0]));
+  const at::Tensor channel = at::tensor({9, 9, 9, 9, 9,  //
+                                         9, 1, 9, 2, 9,  //
+                                         9, 9, 9, 9, 9,  //
+                                         9, 3, 9, 9, 9,  //
+                                         9, 9, 9, 9, 9},
+                                        at::kLong)
+                                 .view({1, 5, 5});
+  EXPECT_TRUE(at::equal(makegrid(images, 2, std::nullopt, 1, 9).tensor(), channel.expand({3, 5, 5})));
+  // one image: padded like any grid, as ktorch does
+  const at::Tensor one = at::randn({1, 3, 4, 4}, at::kDouble);
+  EXPECT_TRUE(at::equal(makegrid(one, 2, 1).tensor(), GridByFormula(one, 2, 1, 2, 0)));
 }
 
 TEST_F(ImageTest, MakegridRejectsBadArgumentsAndRegistersNothing) {
@@ -153,7 +153,7 @@ TEST_F(ImageTest, MakegridRejectsBadArgumentsAndRegistersNothing) {
   EXPECT_EQ(ErrorOf([&] { makegrid(h, 2, -1); }), "makegrid: cols must be positive, given -1");
   EXPECT_EQ(ErrorOf([&] { makegrid(h, 2, 3, -1); }), "makegrid: padding must not be negative, given -1");
   EXPECT_EQ(ErrorOf([&] { makegrid(at::randn({4, 4}), 2); }),
-            "makegrid: expects N x C x H x W or N x H x W images, given float tensor of size 4 4");
+            "makegrid: expecting 3 or 4-dimensional input, 2 dimension(s) given");
   EXPECT_THAT(ErrorOf([&] { makegrid(at::randn({0, 4, 4}), 2); }), HasSubstr("at least one image"));
   EXPECT_EQ(live_handles(), 1u);
 }

@@ -200,7 +200,7 @@ std::vector<BadCase> BadCases() {
       {"indexselect_negative", Def("indexselect", {J(0), Js({1, -1})}),
        "indexselect: option `ind must be at least 0, given -1"},
       {"indexselect_type", Def("indexselect", {J(0), 1.5}), "indexselect: option `ind expects long(s), given double"},
-      {"onehot_classes", Def("onehot", {J(0)}), "onehot: option `classes must be at least 1, given 0"},
+      {"onehot_classes", Def("onehot", {J(-2)}), "onehot: option `classes must be at least -1, given -2"},
       {"onehot_dtype", Def("onehot", {J(3), Sym("quad")}), "onehot: unrecognized dtype `quad"},
       {"pad_odd", Def("pad", {Js({1, 1, 1})}), "pad: option `pad expects an even number of longs, given 3"},
       {"pad_mode", Def("pad", {Js({1, 1}), Sym("mirror")}),

@@ -321,11 +321,11 @@ TEST_F(LossTest, RecreatedFromItsDescription) {
       EXPECT_EQ(describe_loss(copy).options, describe_loss(l).options);
     }
   }
-  EXPECT_EQ(ErrorOf([] { loss(LossDescription{"cee", {}}); }), "loss: unrecognized loss `cee");
+  EXPECT_EQ(ErrorOf([] { loss(LossDescription{"cee", {}}); }), "unrecognized loss function: cee");
 }
 
 TEST_F(LossTest, BadLossesChangeNothing) {
-  EXPECT_EQ(ErrorOf([] { loss("cee"); }), "loss: unrecognized loss `cee");
+  EXPECT_EQ(ErrorOf([] { loss("cee"); }), "unrecognized loss function: cee");
   EXPECT_EQ(ErrorOf([] { loss("mse", {std::string("average")}); }),
             "mse: unrecognized reduce `average, expecting mean, sum or none");
   EXPECT_EQ(ErrorOf([] { loss("ce", {}, {{"ignore", 1.5}}); }), "ce: option `ignore expects long, given double");

@@ -123,8 +123,8 @@ TEST_F(ModelTest, OptionDefaultsSeed004) {
   EXPECT_EQ(train_option(m, "metrics"), nn::OptionValue(std::vector<std::string>{"loss"}));
   EXPECT_EQ(train_option(m, "clipnorm"), nn::OptionValue());
   EXPECT_TRUE(train_options(m, false).empty());
-  EXPECT_EQ(ErrorOf([&] { test_option(m, "shuffle"); }), "test: unrecognized test setting: shuffle");
-  EXPECT_EQ(ErrorOf([&] { train_option(m, "foo"); }), "train: unrecognized train setting: foo");
+  EXPECT_EQ(ErrorOf([&] { test_option(m, "shuffle"); }), "unrecognized test setting: shuffle");
+  EXPECT_EQ(ErrorOf([&] { train_option(m, "foo"); }), "unrecognized train setting: foo");
 }
 
 TEST_F(ModelTest, SetOptionsSeed004) {
@@ -161,10 +161,10 @@ TEST_F(ModelTest, BadOptionsChangeNothing) {
   const nn::NamedValues before = train_options(m);
   const std::vector<std::pair<nn::NamedValues, std::string>> cases = {
       {{{"batchsize", std::int64_t{5}}, {"shuffle", std::string("x")}}, "train: option `shuffle expects boolean, given symbol"},
-      {{{"batchsize", std::int64_t{-1}}}, "train: batchsize must be non-negative, given -1"},
-      {{{"batchsize", std::int64_t{5}}, {"foo", true}}, "train: unrecognized train setting: foo"},
+      {{{"batchsize", std::int64_t{-1}}}, "batchsize: cannot be less than zero, given -1"},
+      {{{"batchsize", std::int64_t{5}}, {"foo", true}}, "unrecognized train setting: foo"},
       {{{"task", std::int64_t{2}}, {"tasks", std::int64_t{2}}}, "train: task 2 must be less than tasks(2)"},
-      {{{"tasks", std::int64_t{0}}}, "train: tasks must be at least 1, given 0"},
+      {{{"tasks", std::int64_t{0}}}, "tasks: cannot be less than one, given 0"},
       {{{"tasks", std::int64_t{2}}, {"batchsize", std::int64_t{0}}}, "train: 2 tasks require a non-zero batchsize"},
       {{{"metrics", std::vector<std::string>{"loss", "foo"}}}, "train: unrecognized metric `foo"},
       {{{"clipnorm", std::vector<double>{1, 2, 3}}}, "train: clipnorm expects a max norm and an optional norm order, given 3 numbers"},
@@ -175,7 +175,7 @@ TEST_F(ModelTest, BadOptionsChangeNothing) {
     EXPECT_EQ(train_options(m), before);
   }
   EXPECT_EQ(ErrorOf([&] { test(m, {{"batchsize", std::int64_t{1}}, {"sync", true}}); }),
-            "test: unrecognized test setting: sync");
+            "unrecognized test setting: sync");
   EXPECT_EQ(test_option(m, "batchsize"), nn::OptionValue(std::int64_t{100}));
   EXPECT_EQ(ErrorOf([&] { train(tensor(at::ones({1})), {}); }), "train: expected model, given tensor");
 }
@@ -242,7 +242,7 @@ TEST_F(ModelTest, BadStateCreatesNothing) {
   EXPECT_EQ(ErrorOf([&] { model(s); }), "train: option `shuffle given more than once");
   s = model_state(m);
   s.loss.kind = "foo";
-  EXPECT_EQ(ErrorOf([&] { model(s); }), "loss: unrecognized loss `foo");
+  EXPECT_EQ(ErrorOf([&] { model(s); }), "unrecognized loss function: foo");
   EXPECT_EQ(testing::LeakedRows(before), "");
 }
 

@@ -4,6 +4,7 @@
 #ifndef KSCOPE_TESTS_MODULE_CASE_H_
 #define KSCOPE_TESTS_MODULE_CASE_H_
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,6 +59,18 @@ inline at::Tensor Spread(const std::vector<std::int64_t>& shape) {
   return at::linspace(-8, 8, n).index_select(0, at::randperm(n)).reshape(shape);
 }
 
+// Options equal name by name, a NaN (q's 0n, a null double echoed) equal to a NaN.
+inline bool SameOptions(const nn::NamedValues& a, const nn::NamedValues& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto* x = std::get_if<double>(&a[i].second);
+    const auto* y = std::get_if<double>(&b[i].second);
+    const bool both_nan = x != nullptr && y != nullptr && std::isnan(*x) && std::isnan(*y);
+    if (a[i].first != b[i].first || (!both_nan && a[i].second != b[i].second)) return false;
+  }
+  return true;
+}
+
 // describe's rows compared field by field.
 inline void ExpectSameRows(const std::vector<ModuleRow>& a, const std::vector<ModuleRow>& b) {
   ASSERT_EQ(a.size(), b.size());
@@ -65,7 +78,7 @@ inline void ExpectSameRows(const std::vector<ModuleRow>& a, const std::vector<Mo
     EXPECT_EQ(a[i].depth, b[i].depth);
     EXPECT_EQ(a[i].kind, b[i].kind);
     EXPECT_EQ(a[i].name, b[i].name);
-    EXPECT_TRUE(a[i].options == b[i].options) << "options of " << a[i].kind << " differ";
+    EXPECT_TRUE(SameOptions(a[i].options, b[i].options)) << "options of " << a[i].kind << " differ";
   }
 }
 

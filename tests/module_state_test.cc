@@ -108,7 +108,7 @@ TEST_F(ModuleStateTest, BadStatesAreRefusedWithoutAHandleLeft) {
   EXPECT_EQ(ErrorOf([&] { module(extra); }), "module: no parameter `weight in relu module (state row 3)");
   ModuleState unknown = state(q);
   unknown[3].module.kind = "relux";
-  EXPECT_EQ(ErrorOf([&] { module(unknown); }), "module: unrecognized module kind `relux");
+  EXPECT_EQ(ErrorOf([&] { module(unknown); }), "unrecognized module type: `relux");
   EXPECT_EQ(live_handles(), live);
 }
 

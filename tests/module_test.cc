@@ -67,7 +67,7 @@ TEST_F(ModuleTest, BadDefinitionsNameTheKind) {
   ModuleDefinition d = Def("relu");
   d.named = {{"slope", 0.1}};
   EXPECT_EQ(ErrorOf([&] { module(d); }), "relu: unrecognized option `slope");
-  EXPECT_EQ(ErrorOf([] { module(Def("linearx")); }), "module: unrecognized module kind `linearx");
+  EXPECT_EQ(ErrorOf([] { module(Def("linearx")); }), "unrecognized module type: `linearx");
   EXPECT_EQ(live_handles(), 0u);
 }
 

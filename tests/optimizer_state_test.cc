@@ -166,7 +166,7 @@ TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
     return ErrorOf([&] { opt(s, m); });
   };
   auto none = [](OptimizerState*) {};
-  EXPECT_EQ(bad([](OptimizerState* s) { s->description.kind = "foo"; }, q), "opt: unrecognized optimizer `foo");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->description.kind = "foo"; }, q), "unrecognized optimizer: foo");
   EXPECT_EQ(bad(none, Linear(5, 3)), "opt: parameter `weight has size 3 5, expecting 3 4");
   EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[1].name = "nope"; }, q), "opt: no parameter `nope in linear module");
   EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[1].group = 1; }, q),

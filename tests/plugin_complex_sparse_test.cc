@@ -68,10 +68,16 @@ TEST_F(PluginComplexSparseTest, RealAndImagErrorsNameTheFunction) {
   Call("free", List({c.share(), t.share()}));
 }
 
-TEST_F(PluginComplexSparseTest, SparseOfKDataComesBackAsItsDenseForm) {
-  EXPECT_EQ(S1(Call("sparse", "(1 0 2e;0 0 3e)")), "(1 0 2e;0 0 3e)");
-  EXPECT_EQ(S1(Call("sparse", "((1 0 2e;0 0 3e);1)")), "(1 0 2e;0 0 3e)");
-  EXPECT_EQ(S1(Call("sparse", "0 5 0 7")), "0 5 0 7");
+TEST_F(PluginComplexSparseTest, SparseOfKDataIsANewSparsePointer) {
+  // ktorch: k has no sparse form, so sparse of k data gives a pointer too
+  KRef s = Call("sparse", "(1 0 2e;0 0 3e)");
+  EXPECT_EQ(S1(Call("sparseflag", s)), "1b");
+  EXPECT_EQ(S1(Call("indices", s)), "(0 0 1;0 2 2)");
+  KRef rows = Call("sparse", "((1 0 2e;0 0 3e);1)");
+  EXPECT_EQ(S1(Call("sparsedim", rows)), "1");
+  KRef v = Call("sparse", "0 5 0 7");
+  EXPECT_EQ(ValuesOfNew("dense", v), "0 5 0 7");
+  Call("free", List({s.share(), rows.share(), v.share()}));
 }
 
 TEST_F(PluginComplexSparseTest, SparsePointersIndicesValuesAndDense) {

@@ -121,7 +121,7 @@ class PluginDistributeTest : public PluginTest {
     EXPECT_NEAR(At(r, "loss")->f, loss, 1e-6);
     EXPECT_EQ(At(r, "grouploss")->f, At(r, "loss")->f);
     EXPECT_EQ(S1(At(r, "accuracy")), S1(At(r, "groupaccuracy")));
-    EXPECT_EQ(S1(At(r, "accuracy")), "75f");
+    EXPECT_EQ(S1(At(r, "accuracy")), "75e");
     EXPECT_EQ(S1(At(r, "matches")), "3 4");
     EXPECT_EQ(S1(At(r, "groupmatches")), "3 4");
   }

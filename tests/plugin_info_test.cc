@@ -58,16 +58,17 @@ TEST_F(PluginInfoTest, GradientAndGradfn) {
   Call("free", List({x.share(), y.share()}));
 }
 
-TEST_F(PluginInfoTest, KTypesAndUndefined) {
+TEST_F(PluginInfoTest, KTypesAndTheEmptyTensor) {
   KRef b = Call("tensor", "0101b");
   KRef j = Call("tensor", "1 2");
   KRef f = Call("tensor", "1 2f");
   KRef h = Call("tensor", "(1 2e;`half)");
   EXPECT_EQ(S1(Each("ktype", {&b, &j, &f, &h})), "\"bjfe\"");
-  KRef u = Call("tensor", "()");
-  EXPECT_EQ(S1(Call("defined", u)), "0b");
-  EXPECT_EQ(S1(Call("dim", u)), "0");
-  EXPECT_EQ(S1(Call("stride", u)), "`long$()");
+  KRef u = Call("tensor", "()");  // ktorch: the tensor of an empty list, 0 floats
+  EXPECT_EQ(S1(Call("defined", u)), "1b");
+  EXPECT_EQ(S1(Call("dim", u)), "1");
+  EXPECT_EQ(S1(Call("size", u)), ",0");
+  EXPECT_EQ(S1(Call("dtype", u)), "`float");
   Call("free", List({b.share(), j.share(), f.share(), h.share(), u.share()}));
 }
 
@@ -146,11 +147,24 @@ TEST_F(PluginInfoTest, InfoAndDetail) {
   KRef i = Call("info", t);
   EXPECT_EQ(S1(At(i, "dtype")), "`float");
   EXPECT_EQ(S1(At(i, "size")), ",3");
+  // ktorch's keys, in its order
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(i.get())))),
+            "`defined`device`dtype`layout`gradient`pin`memory`leaf`gradfn`dim`sparsedim`size`stride`numel`itemsize"
+            "`contiguous`coalesced`offset`ptr`ref");
+  EXPECT_EQ(S1(At(i, "pin")), "`unpinned");
+  EXPECT_EQ(S1(At(i, "memory")), "`contiguous");
+  // detail: info, then the storage
   KRef d = Call("detail", t);
   EXPECT_EQ(S1(At(d, "dtype")), "`float");
-  EXPECT_EQ(S1(At(d, "storagebytes")), "12");
-  EXPECT_EQ(S1(At(d, "sptr")), S1(Call("sptr", t)));
-  EXPECT_EQ(S1(At(d, "memory")), "`contiguous");
+  KRef storage = At(d, "storage");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(storage.get())))), "`bytes`ref`ptr`data");
+  EXPECT_EQ(S1(At(storage, "bytes")), "12");
+  EXPECT_EQ(S1(At(storage, "ptr")), S1(Call("sptr", t)));
+  EXPECT_EQ(S1(At(storage, "data")), "1 2 3e");
+  // a view's storage holds the whole of its base's values
+  KRef n = Call("narrow", List({t.share(), kq::Long(0), kq::Long(1), kq::Long(2)}));
+  EXPECT_EQ(S1(At(At(Call("detail", n), "storage"), "data")), "1 2 3e");
+  Call("free", n);
   EXPECT_EQ(Error("detail", "1 2"), "detail not implemented for long list");  // ktorch's text
   KRef v = Call("vector", "(1 2;3 4)");
   EXPECT_EQ(Error("detail", v), "detail: expected tensor, given vector");
@@ -162,9 +176,9 @@ TEST_F(PluginInfoTest, BadArgumentsNameTheFunction) {
   EXPECT_EQ(Error("stride", "`a"), "stride: unrecognized arg(s) - symbol scalar");
   KRef q = Call("module", "(`linear;2;3)");
   KRef l = Call("loss", "`mse");
+  // (dtype, ktype and gradient answer per parameter for modules and losses, as in ktorch)
   for (const char* fn : {"stride", "dim", "numel", "itemsize", "offset", "sptr", "sref", "weakref", "layout",
-                         "memory", "gradient", "gradfn", "ktype", "defined", "coalesced", "contiguous", "leaf",
-                         "pinned", "sparseflag"}) {
+                         "memory", "gradfn", "defined", "coalesced", "contiguous", "leaf", "pinned", "sparseflag"}) {
     EXPECT_EQ(Error(fn, q), std::string(fn) + ": not implemented for modules");
     EXPECT_EQ(Error(fn, l), std::string(fn) + ": not implemented for loss modules");
   }

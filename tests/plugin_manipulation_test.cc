@@ -49,7 +49,7 @@ TEST_F(PluginManipulationTest, CopytoEveryFormLeavesTheSource) {
   EXPECT_EQ(Error("copyto", "(1 2 3;`double)"), "copyto: arg[0] expected pointer, given long list");
   EXPECT_EQ(Error("copyto", List({t.share(), Q("1 2").share()})),
             "copyto: arg[1] expected tensor options or a tensor, given long list");
-  EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("bogus")})), "copyto: unrecognized option `bogus");
+  EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("bogus")})), "unrecognized tensor option: `bogus");
   EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("grad")})),
             "copyto: expects a device and/or a dtype; set gradients with gradflag");
   EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("double"), kq::Long(1)})),

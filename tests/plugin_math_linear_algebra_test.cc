@@ -142,10 +142,10 @@ TEST_F(PluginMathLinearAlgebraTest, DataPointerAndOutputFormsAgree) {
   }
 }
 
-// Complex results come to k as pairs (real imaginary), the setting's default.
-TEST_F(PluginMathLinearAlgebraTest, EigenvaluesComeAsRealAndImaginaryPairs) {
-  EXPECT_EQ(S1(Call("eigvals", "(2 0f;0 3f)")), "(2 0f;3 0f)");
-  EXPECT_EQ(S1(Call("eigvals", "(0 -1f;1 0f)")), "(0 1f;0 -1f)");  // a quarter turn: i and -i
+// Complex results come to k as (real;imaginary), the setting's default as in ktorch.
+TEST_F(PluginMathLinearAlgebraTest, EigenvaluesComeAsRealAndImaginaryParts) {
+  EXPECT_EQ(S1(Call("eigvals", "(2 0f;0 3f)")), "(2 3f;0 0f)");
+  EXPECT_EQ(S1(Call("eigvals", "(0 -1f;1 0f)")), "(0 0f;1 -1f)");  // a quarter turn: i and -i
 }
 
 TEST_F(PluginMathLinearAlgebraTest, MultidotTakesAListOfTensorsOrAVector) {

@@ -17,13 +17,14 @@ class PluginModelDataTest : public PluginTest {
                                Call("opt", "`sgd").share()}));
   }
   // (count each input m; count target m): the rows of the input's tensors (a dictionary's
-  // values) and of the target.
+  // values) and of the target (the seed's transcript counts values, so both are returned: ktorch
+  // gives pointers).
   std::string Counts(const KRef& m) {
     KRef input = Call("return", Call("input", m));
     kabi::K arrays = input->t == kabi::kDictionary ? kabi::DictValues(input.get()) : input.get();
     std::string rows;
     for (long long i = 0; i < arrays->n; ++i) rows += (i ? " " : "") + std::to_string(kabi::Items(arrays)[i]->n);
-    return rows + ";" + std::to_string(Call("target", m)->n);
+    return rows + ";" + std::to_string(Call("return", Call("target", m))->n);
   }
 };
 

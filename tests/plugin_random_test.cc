@@ -156,9 +156,10 @@ TEST_F(PluginRandomTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef v = Call("vector", "(1 2e;3 4;01b)");
   KRef d = Call("dict", "(,`a)!,1 2e");
   EXPECT_THAT(Error("normal", longs), HasSubstr("normal: tensor is long, expected a floating-point tensor"));
-  EXPECT_THAT(Error("normal", List({d.share(), kq::Long(1)})),
-              HasSubstr("normal: expected no options or mean and std, given 1 option(s)"));
-  EXPECT_THAT(Error("random", v), HasSubstr("random: expected high or low and high, given 0 option(s)"));
+  EXPECT_THAT(Error("normal", List({d.share(), kq::Float(1), kq::Float(2), kq::Float(3)})),
+              HasSubstr("normal: expected mean and std, given 3 option(s)"));
+  EXPECT_THAT(Error("random", List({v.share(), kq::Float(1), kq::Float(2), kq::Float(3)})),
+              HasSubstr("random: expected high or low and high, given 3 option(s)"));
   EXPECT_THAT(Error("uniform", v), HasSubstr("uniform: vector[1] is long, expected a floating-point tensor"));
   // bool's range: vector[2] fails after vector[0] and [1] drew (neither is changed)
   EXPECT_THAT(Error("random", List({v.share(), kq::Long(0), kq::Long(1000)})), HasSubstr("out of bounds for bool"));

@@ -25,12 +25,14 @@ TEST_F(PluginRecurrentTest, ForwardGivesOutputHiddenAndCell) {
   KRef v = Call("forward", List({q.share(), x.share()}));
   EXPECT_EQ(S1(Call("class", v)), "`vector");
   EXPECT_EQ(S1(Call("size", v)), "(4 1 3;1 1 3;1 1 3)");
-  // k in, k out: the same three parts as k arrays, the state fed back in as k arrays.
-  KRef parts = Call("forward", List({q.share(), Q("(enlist 0.5 0.5e;enlist 0.5 0.5e)").release()}));
+  // k in: a vector pointer out, as in ktorch; its three parts returned as k arrays and the state
+  // fed back in as k arrays.
+  KRef parts = Call("return", Call("forward", List({q.share(), Q("(enlist 0.5 0.5e;enlist 0.5 0.5e)").release()})));
   ASSERT_EQ(parts->t, kabi::kMixed);
   ASSERT_EQ(parts->n, 3);
-  KRef next = Call("forward", List({q.share(), Q("enlist enlist 0.5 0.5e").release(),
-                                    kabi::r1(kabi::Items(parts.get())[1]), kabi::r1(kabi::Items(parts.get())[2])}));
+  KRef next = Call("return", Call("forward", List({q.share(), Q("enlist enlist 0.5 0.5e").release(),
+                                                   kabi::r1(kabi::Items(parts.get())[1]),
+                                                   kabi::r1(kabi::Items(parts.get())[2])})));
   EXPECT_EQ(next->n, 3);
   Call("free", List({q.share(), x.share(), v.share()}));
 }

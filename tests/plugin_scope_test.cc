@@ -112,7 +112,7 @@ TEST_F(ScopeFnsTest, StrictSetting) {
   Call("endscope", s);
   Call("setting", "(`strict;0b)");
   EXPECT_EQ(Error("setting", "(`scope;2)"), "setting: `scope is read-only, it is the depth of the open scopes");
-  EXPECT_EQ(Error("setting", "`fast"), "setting: unrecognized setting `fast");
+  EXPECT_EQ(Error("setting", "`fast"), "unrecognized configuration setting: fast");
 }
 
 TEST_F(ScopeFnsTest, BadScopeArguments) {

@@ -53,7 +53,7 @@ TEST_F(TensorOptionsTest, EveryOptionSymbol) {
   EXPECT_EQ(f.dtype(), at::kDouble);
   EXPECT_EQ(f.layout(), c10::kSparse);
   EXPECT_FALSE(f.pinned_memory());
-  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "tensor: unrecognized option `fast");
+  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "unrecognized tensor option: `fast");
   if (!at::hasMPS()) {
     EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps"}); }), "tensor: `mps device not available");
     EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps:0"}); }), "tensor: `mps:0 device not available");

@@ -51,7 +51,7 @@ TEST_F(TensorTest, ShapesAndOptions) {
   Handle d = tensor(std::vector<std::int64_t>{1, 2}, {}, Options::Parse("tensor", {"double", "grad"}));
   EXPECT_EQ(dtype(d).single(), "double");
   EXPECT_TRUE(gradflag(d));
-  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "tensor: unrecognized option `fast");
+  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "unrecognized tensor option: `fast");
   // A gradient on an integer tensor: libtorch's own error.
   EXPECT_THAT(ErrorOf([] { tensor(std::vector<std::int64_t>{1}, {}, Options::Parse("tensor", {"grad"})); }),
               HasSubstr("floating point"));

@@ -11,7 +11,8 @@
 //                named `a
 //   transform    the `train child in training mode, the `eval child (or the identity) otherwise
 //   recur        a recurrent child's (output; hidden state..) with the state detached when
-//                option `detach is set, and an optional second child applied to the output
+//                option `detach is set (the default), and an optional second child applied to
+//                the output; unnamed children are named lstm/gru/rnn (by kind) and out
 //   nbeats       N-BEATS: each block returns (backcast; forecast); the input loses each
 //                backcast in turn and the forecasts are summed
 //   moduledict   holders of modules without a forward of their own
@@ -66,7 +67,7 @@ class SeqJoinImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position) const override {
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override {
     static const char* const kNames[] = {"qx", "qy", "join"};
     return kNames[position];
   }
@@ -82,7 +83,7 @@ class ForkImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position) const override { return position == 0 ? "qa" : "qb"; }
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override { return position == 0 ? "qa" : "qb"; }
 };
 
 class ResidualImpl : public KContainerImpl {
@@ -97,7 +98,7 @@ class ResidualImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position) const override {
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override {
     static const char* const kNames[] = {"q1", "q2", "a"};
     return kNames[position];
   }
@@ -120,7 +121,7 @@ class TransformImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position) const override { return position == 0 ? "train" : "eval"; }
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override { return position == 0 ? "train" : "eval"; }
 };
 
 class RecurImpl : public KContainerImpl {
@@ -134,6 +135,12 @@ class RecurImpl : public KContainerImpl {
     }
     if (entries().size() == 2) out[0] = SingleOutput("recur", RunChild(1, {out[0]}));
     return out;
+  }
+
+ protected:
+  // As ktorch names them: the recurrent child by its kind (lstm gru rnn), the output child out.
+  std::string DefaultName(std::size_t position, const ModuleKind& kind) const override {
+    return position == 0 ? kind.name : "out";
   }
 
  private:
@@ -205,7 +212,7 @@ std::vector<ModuleKind> ContainerKinds() {
   kinds.push_back(Optionless<ResidualImpl>("residual", 1, 1));
   kinds.push_back(Optionless<TransformImpl>("transform", 1, 1));
   kinds.push_back(Container(
-      "recur", {{"detach", OptionType::kBool, false}},
+      "recur", {{"detach", OptionType::kBool, true}},
       [](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<RecurImpl>(o.Bool("detach")); },
       1, 3));
   kinds.push_back(Optionless<NBeatsImpl>("nbeats", 1, 1));

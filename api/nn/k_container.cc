@@ -12,7 +12,7 @@ std::string KContainerImpl::Add(const std::string& name, const ModuleKind& kind,
   if (max_children_ != 0 && position >= max_children_) {
     Fail("%s: at most %d child modules, given another (%s)", kind_, max_children_, kind.name);
   }
-  std::string used = name.empty() ? DefaultName(position) : name;
+  std::string used = name.empty() ? DefaultName(position, kind) : name;
   if (std::any_of(children_.begin(), children_.end(), [&](const Child& c) { return c.name == used; })) {
     Fail("%s: a child module named `%s already exists", kind_, used);
   }

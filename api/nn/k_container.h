@@ -49,8 +49,10 @@ class KContainerImpl : public torch::nn::Module {
   const std::string& kind() const { return kind_; }
 
  protected:
-  // The name of the child added at `position` when none is given.
-  virtual std::string DefaultName(std::size_t position) const { return std::to_string(position); }
+  // The name of the child of `kind` added at `position` when none is given.
+  virtual std::string DefaultName(std::size_t position, const ModuleKind& /*kind*/) const {
+    return std::to_string(position);
+  }
   // Child i run on x.
   ModuleOutput RunChild(std::size_t i, const std::vector<at::Tensor>& x) const;
   // Fails naming the container unless it has at least `n` children.

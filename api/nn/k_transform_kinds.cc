@@ -1,5 +1,5 @@
 // The k-api transform layers (ktorch-api.md §2.1 "k-api layers"):
-//   - onehot (`classes req, `dtype null: torch's default dtype when the layer runs);
+//   - onehot (`classes -1: the largest index + 1, `dtype null: torch's default dtype when the layer runs);
 //   - pad (`pad req: an even count of longs, last dimension first; `mode constant, reflect,
 //     replicate or circular; `value 0);
 //   - randomcrop (`size req: 1 or 2 longs, rows and columns; `pad 0: 1 or 4 longs, left right top
@@ -91,9 +91,9 @@ F::PadFuncOptions::mode_t PadMode(const OptionSet& o, const char* name) {
 
 ModuleKind OneHot() {
   return FunctionKind<UnaryImpl>(
-      "onehot", {Required("classes", OptionType::kLong), {"dtype", OptionType::kSymbolOrNull, {}}},
-      [](const OptionSet& o) {
-        AtLeast(o, "classes", 1);
+      "onehot", {{"classes", OptionType::kLong, std::int64_t{-1}}, {"dtype", OptionType::kSymbolOrNull, {}}},
+      [](const OptionSet& o) {  // classes -1: one more than the largest index given
+        AtLeast(o, "classes", -1);
         c10::optional<c10::ScalarType> dtype;
         if (!o.IsNull("dtype")) {
           const std::optional<c10::ScalarType> named = DtypeFromName(o.Symbol("dtype"));
@@ -126,7 +126,7 @@ std::int64_t RandomOffset(std::int64_t n) { return at::randint(n + 1, {1}, at::k
 ModuleKind RandomCrop() {
   return FunctionKind<TrainingOnlyImpl>(
       "randomcrop",
-      {Required("size", OptionType::kLongs), {"pad", OptionType::kLongs, std::int64_t{0}},
+      {PerDimensionOption(Required("size", OptionType::kLongs)), PerDimensionOption({"pad", OptionType::kLongs, std::int64_t{0}}),
        {"padmode", OptionType::kSymbol, std::string("constant")}, {"value", OptionType::kDouble, 0.0}},
       [](const OptionSet& o) {
         AtLeast(o, "size", 1);

@@ -43,4 +43,11 @@ std::shared_ptr<ModuleObject> ModuleOrModelsModule(const char* fn, Handle h) {
   return ModuleOf(fn, h, ObjectClass::kModule);
 }
 
+std::shared_ptr<ModuleObject> ModuleBehind(const char* fn, Handle h) {
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  if (c == ObjectClass::kModel) return ModelOf(fn, h)->model().module;
+  if (c == ObjectClass::kModule || c == ObjectClass::kLoss) return ModuleOf(fn, h, c);
+  return nullptr;
+}
+
 }  // namespace kscope::nn

@@ -108,6 +108,11 @@ std::shared_ptr<ModelObject> ModelOf(const char* fn, Handle h);
 // module or model, given <class>" otherwise ("stale pointer" for a stale handle).
 std::shared_ptr<ModuleObject> ModuleOrModelsModule(const char* fn, Handle h);
 
+// The module object behind a module, loss or model handle h (the model's module); null for a
+// handle of another class ("stale pointer" for a stale one). ktorch answers dtype, ktype,
+// gradient and gradflag of these per parameter.
+std::shared_ptr<ModuleObject> ModuleBehind(const char* fn, Handle h);
+
 }  // namespace kscope::nn
 
 #endif  // KSCOPE_API_NN_MODEL_OBJECT_H_

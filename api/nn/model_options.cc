@@ -64,7 +64,7 @@ void CheckName(DataMode mode, const std::string& name) {
   for (const OptionSpec& s : Specs(mode)) {
     if (name == s.name) return;
   }
-  Fail("%s: unrecognized %s setting: %s", ModeName(mode), ModeName(mode), name);
+  Fail("unrecognized %s setting: %s", ModeName(mode), name);
 }
 
 // A clipnorm value as stored: null, or (max norm; order), the order 2 unless given.
@@ -97,9 +97,9 @@ RunOptions Typed(DataMode mode, const OptionSet& s) {
   o.tasks = s.Long("tasks");
   o.tensor = s.Bool("tensor");
   o.dictionary = s.Bool("dictionary");
-  if (o.batchsize < 0) Fail("%s: batchsize must be non-negative, given %d", fn, o.batchsize);
-  if (o.task < 0) Fail("%s: task must be non-negative, given %d", fn, o.task);
-  if (o.tasks < 1) Fail("%s: tasks must be at least 1, given %d", fn, o.tasks);
+  if (o.batchsize < 0) Fail("batchsize: cannot be less than zero, given %d", o.batchsize);
+  if (o.task < 0) Fail("task: cannot be less than zero, given %d", o.task);
+  if (o.tasks < 1) Fail("tasks: cannot be less than one, given %d", o.tasks);
   if (o.task >= o.tasks) Fail("%s: task %d must be less than tasks(%d)", fn, o.task, o.tasks);
   if (o.tasks > 1 && o.batchsize == 0) Fail("%s: %d tasks require a non-zero batchsize", fn, o.tasks);
   for (const std::string& name : s.Symbols("metrics")) {

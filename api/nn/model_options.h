@@ -21,7 +21,7 @@
 //
 // A value type (copyable); thread-compatible. Set validates every given value and the options
 // as a whole, then commits; on any error it throws kscope::Error naming `train` or `test`
-// ("test: unrecognized test setting: shuffle", "train: option `batchsize expects long, given
+// ("unrecognized test setting: shuffle", "train: option `batchsize expects long, given
 // symbol", "train: task 2 must be less than tasks(2)") and changes nothing.
 #ifndef KSCOPE_API_NN_MODEL_OPTIONS_H_
 #define KSCOPE_API_NN_MODEL_OPTIONS_H_
@@ -79,7 +79,7 @@ class ModelOptions {
 
   // Every option of the mode in table order, or those that differ from the defaults.
   NamedValues Values(bool all) const;
-  // The value of one option; error "train: unrecognized train setting: foo".
+  // The value of one option; error "unrecognized train setting: foo".
   OptionValue Value(const std::string& name) const;
   // Sets the given options (in order; a later clipnorm/clipvalue clears the other).
   void Set(const NamedValues& values);

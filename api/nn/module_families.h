@@ -86,6 +86,22 @@ void RegisterNamedTensors(torch::nn::Module& m, const OptionSet& o);
 
 // An option that must be given.
 inline OptionSpec Required(const char* name, OptionType type) { return {name, type, {}, true}; }
+// `spec` as a per-dimension option (OptionSpec::per_dimension).
+inline OptionSpec PerDimensionOption(OptionSpec spec) {
+  spec.per_dimension = true;
+  return spec;
+}
+// A pool's `stride: per dimension, null meaning the window `size.
+inline OptionSpec StrideOfSize(OptionType type) {
+  OptionSpec spec = PerDimensionOption({"stride", type, {}});
+  spec.null_stands_for = [](const OptionSet& o) { return o.At("size"); };
+  return spec;
+}
+// `spec` echoing a null as q's typed null (OptionSpec::null_echo), as ktorch does for it.
+inline OptionSpec TypedNullEcho(OptionSpec spec) {
+  spec.null_echo = OptionSpec::NullEcho::kTypedNull;
+  return spec;
+}
 // ktorch's `inplace` flag, off by default.
 inline OptionSpec Inplace() { return {"inplace", OptionType::kBool, false}; }
 

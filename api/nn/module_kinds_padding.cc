@@ -9,7 +9,7 @@
 namespace kscope::nn {
 namespace {
 
-OptionSpec Pad() { return Required("pad", OptionType::kLongs); }
+OptionSpec Pad() { return PerDimensionOption(Required("pad", OptionType::kLongs)); }
 
 // reflect replicate zeropad: `pad only, over D dimensions.
 template <std::size_t D, typename Impl>

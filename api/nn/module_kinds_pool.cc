@@ -34,15 +34,15 @@ Window<D> WindowOf(const OptionSet& o) {
 
 // `size, `stride and `pad, the options every max and average pool starts with.
 std::vector<OptionSpec> WindowSpecs() {
-  return {Required("size", OptionType::kLongs),
-          {"stride", OptionType::kLongsOrNull, {}},
-          {"pad", OptionType::kLongs, std::int64_t{0}}};
+  return {PerDimensionOption(Required("size", OptionType::kLongs)),
+          StrideOfSize(OptionType::kLongsOrNull),
+          PerDimensionOption({"pad", OptionType::kLongs, std::int64_t{0}})};
 }
 
 template <std::size_t D, typename Impl>
 ModuleKind MaxPool(std::string name) {
   std::vector<OptionSpec> specs = WindowSpecs();
-  specs.push_back({"dilate", OptionType::kLongs, std::int64_t{1}});
+  specs.push_back(PerDimensionOption({"dilate", OptionType::kLongs, std::int64_t{1}}));
   specs.push_back({"ceiling", OptionType::kBool, false});
   return Leaf<Impl>(std::move(name), std::move(specs), [](const OptionSet& o) {
     const Window<D> w = WindowOf<D>(o);
@@ -60,7 +60,7 @@ ModuleKind AvgPool(std::string name) {
   std::vector<OptionSpec> specs = WindowSpecs();
   specs.push_back({"ceiling", OptionType::kBool, false});
   specs.push_back({"countpad", OptionType::kBool, true});
-  specs.push_back({"divisor", OptionType::kLongOrNull, {}});
+  specs.push_back(TypedNullEcho({"divisor", OptionType::kLongOrNull, {}}));
   return Leaf<Impl>(std::move(name), std::move(specs), [](const OptionSet& o) {
     const Window<D> w = WindowOf<D>(o);
     const c10::optional<std::int64_t> divisor = Optional<std::int64_t>(o, "divisor");
@@ -77,7 +77,7 @@ ModuleKind AvgPool(std::string name) {
 // adaptavg adaptmax: the output `size.
 template <std::size_t D, typename Impl>
 ModuleKind Adaptive(std::string name) {
-  return Leaf<Impl>(std::move(name), {Required("size", OptionType::kLongs)}, [](const OptionSet& o) {
+  return Leaf<Impl>(std::move(name), {PerDimensionOption(Required("size", OptionType::kLongs))}, [](const OptionSet& o) {
     AtLeast(o, "size", 0);
     return decltype(Impl::options)(*Expand<D>(o, "size"));
   });
@@ -88,9 +88,9 @@ ModuleKind Adaptive(std::string name) {
 template <std::size_t D, typename Impl>
 ModuleKind FractionalMaxPool(std::string name) {
   return Leaf<Impl>(std::move(name),
-                    {Required("size", OptionType::kLongs),
-                     {"outsize", OptionType::kLongsOrNull, {}},
-                     {"ratio", OptionType::kDoublesOrNull, {}}},
+                    {PerDimensionOption(Required("size", OptionType::kLongs)),
+                     PerDimensionOption({"outsize", OptionType::kLongsOrNull, {}}),
+                     PerDimensionOption({"ratio", OptionType::kDoublesOrNull, {}})},
                     [](const OptionSet& o) {
                       AtLeast(o, "size", 1);
                       AtLeast(o, "outsize", 1);
@@ -115,8 +115,8 @@ template <std::size_t D, typename Impl>
 ModuleKind PowerPool(std::string name) {
   return Leaf<Impl>(std::move(name),
                     {Required("p", OptionType::kDouble),
-                     Required("size", OptionType::kLongs),
-                     {"stride", OptionType::kLongsOrNull, {}},
+                     PerDimensionOption(Required("size", OptionType::kLongs)),
+                     StrideOfSize(OptionType::kLongsOrNull),
                      {"ceiling", OptionType::kBool, false}},
                     [](const OptionSet& o) {
                       Check(o.Double("p") > 0, o, "option `p must be positive, given %g", o.Double("p"));

@@ -148,10 +148,10 @@ ModuleKind Interpolate() {
 
 // `dilate `pad `stride, after the block `size, as fold and unfold share them.
 std::vector<OptionSpec> BlockSpecs() {
-  return {Required("size", OptionType::kLongs),
-          {"dilate", OptionType::kLongs, std::int64_t{1}},
-          {"pad", OptionType::kLongs, std::int64_t{0}},
-          {"stride", OptionType::kLongs, std::int64_t{1}}};
+  return {PerDimensionOption(Required("size", OptionType::kLongs)),
+          PerDimensionOption({"dilate", OptionType::kLongs, std::int64_t{1}}),
+          PerDimensionOption({"pad", OptionType::kLongs, std::int64_t{0}}),
+          PerDimensionOption({"stride", OptionType::kLongs, std::int64_t{1}})};
 }
 
 // `options with the checked `dilate, `pad and `stride.
@@ -164,7 +164,7 @@ Options WithBlocks(const OptionSet& o, Options options) {
 
 ModuleKind Fold() {
   std::vector<OptionSpec> specs = BlockSpecs();
-  specs.insert(specs.begin(), Required("out", OptionType::kLongs));
+  specs.insert(specs.begin(), PerDimensionOption(Required("out", OptionType::kLongs)));
   return Leaf<torch::nn::FoldImpl>("fold", std::move(specs), [](const OptionSet& o) {
     AtLeast(o, "out", 1);
     return WithBlocks(o, torch::nn::FoldOptions(Expand<2>(o, "out"), Expand<2>(o, "size")));

@@ -256,6 +256,20 @@ torch::optim::LBFGSOptions LbfgsOptions(const OptionSet& o) {
   return options;
 }
 
+// lbfgs's `eval: null stands for libtorch's iter*5/4, which ktorch echoes.
+OptionSpec LbfgsEval() {
+  OptionSpec spec{"eval", OptionType::kLongOrNull, {}};
+  spec.null_stands_for = [](const OptionSet& o) { return OptionValue(o.Long("iter") * 5 / 4); };
+  return spec;
+}
+
+// lbfgs's `search: echoed only when set, as ktorch does.
+OptionSpec LbfgsSearch() {
+  OptionSpec spec{"search", OptionType::kSymbolOrNull, {}};
+  spec.null_echo = OptionSpec::NullEcho::kOmitted;
+  return spec;
+}
+
 // libtorch keeps lbfgs's state under the first parameter only: counts, the last step size and
 // loss, the search direction, the curvature histories, the last flat gradient and the scratch
 // coefficients of the two-loop recursion (written before they are read: not saved).
@@ -264,11 +278,11 @@ OptimizerKind Lbfgs() {
   OptimizerKind k = Kind<torch::optim::LBFGS>("lbfgs",
                                               {{"lr", OptionType::kDouble, 1.0},
                                                {"iter", OptionType::kLong, std::int64_t{20}},
-                                               {"eval", OptionType::kLongOrNull, {}},
+                                               LbfgsEval(),
                                                {"gradtol", OptionType::kDouble, 1e-7},
                                                {"changetol", OptionType::kDouble, 1e-9},
                                                {"history", OptionType::kLong, std::int64_t{100}},
-                                               {"search", OptionType::kSymbolOrNull, {}}},
+                                               LbfgsSearch()},
                                               {"func_evals", "n_iter", "t", "prev_loss", "d", "H_diag",
                                                "prev_flat_grad", "old_dirs", "old_stps", "ro"},
                                               &LbfgsOptions);

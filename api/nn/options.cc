@@ -1,5 +1,9 @@
 #include "api/nn/options.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <ATen/ops/equal.h>
 
 #include "absl/strings/str_cat.h"
@@ -37,9 +41,18 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
       break;
     case OptionType::kLongOrNull:
       if (j == nullptr && !null) return false;
+      if (j != nullptr && *j == std::numeric_limits<std::int64_t>::min()) {  // q's 0N
+        *out = std::monostate();
+        return true;
+      }
       break;
     case OptionType::kDouble:
     case OptionType::kDoubleOrNull:
+      if (type == OptionType::kDoubleOrNull && std::holds_alternative<double>(value) &&
+          std::isnan(std::get<double>(value))) {  // q's 0n
+        *out = std::monostate();
+        return true;
+      }
       if (j != nullptr) {
         *out = static_cast<double>(*j);
         return true;
@@ -215,12 +228,53 @@ const std::vector<double>& OptionSet::Doubles(const char* name) const {
   return std::get<std::vector<double>>(At(name));
 }
 
+namespace {
+
+// One number for a per-dimension value whose dimensions all have it.
+OptionValue OneIfAllEqual(OptionValue v) {
+  if (auto* longs = std::get_if<std::vector<std::int64_t>>(&v); longs && !longs->empty()) {
+    if (std::all_of(longs->begin(), longs->end(), [&](std::int64_t x) { return x == longs->front(); })) {
+      return longs->front();
+    }
+  }
+  if (auto* doubles = std::get_if<std::vector<double>>(&v); doubles && !doubles->empty()) {
+    if (std::all_of(doubles->begin(), doubles->end(), [&](double x) { return x == doubles->front(); })) {
+      return doubles->front();
+    }
+  }
+  return v;
+}
+
+// q's null of an option's type: 0N for a long, 0n for a double (`::` for others).
+OptionValue TypedNull(OptionType type) {
+  if (type == OptionType::kLongOrNull) return std::numeric_limits<std::int64_t>::min();
+  if (type == OptionType::kDoubleOrNull) return std::numeric_limits<double>::quiet_NaN();
+  return std::monostate();
+}
+
+}  // namespace
+
 NamedValues OptionSet::Values(bool all) const {
   NamedValues out;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
+    const OptionSpec& spec = specs_[i];
+    OptionValue value = values_[i];
     OptionValue fallback;
-    Convert(specs_[i].type, specs_[i].fallback, &fallback);
-    if (all || values_[i] != fallback) out.emplace_back(specs_[i].name, values_[i]);
+    Convert(spec.type, spec.fallback, &fallback);
+    if (spec.null_stands_for != nullptr) {
+      if (std::holds_alternative<std::monostate>(value)) value = spec.null_stands_for(*this);
+      if (std::holds_alternative<std::monostate>(fallback)) fallback = spec.null_stands_for(*this);
+    }
+    if (spec.per_dimension) {
+      value = OneIfAllEqual(std::move(value));
+      fallback = OneIfAllEqual(std::move(fallback));
+    }
+    if (!all && value == fallback) continue;
+    if (std::holds_alternative<std::monostate>(value)) {
+      if (spec.null_echo == OptionSpec::NullEcho::kOmitted) continue;
+      if (spec.null_echo == OptionSpec::NullEcho::kTypedNull) value = TypedNull(spec.type);
+    }
+    out.emplace_back(spec.name, std::move(value));
   }
   return out;
 }

@@ -41,8 +41,8 @@ enum class OptionType {
   kDouble,         // a long is accepted and widened
   kSymbol,
   kLongs,          // a long list; a single long is accepted as a 1-item list
-  kLongOrNull,
-  kDoubleOrNull,
+  kLongOrNull,     // a long, or null (q's 0N too)
+  kDoubleOrNull,   // a double (a long is widened), or null (q's 0n too)
   kDoublesOrNull,  // a list of doubles (longs are widened; an atom is a 1-item list), or null
   kSymbolOrNull,
   kLongsOrNull,    // as kLongs, or null
@@ -51,11 +51,24 @@ enum class OptionType {
   kNamedTensors,   // tensors by name; null is accepted as none
 };
 
+class OptionSet;
+
 struct OptionSpec {
   const char* name;
   OptionType type;
   OptionValue fallback;   // the default; std::monostate for "none"
   bool required = false;  // must be given (no default)
+  // A per-dimension option (libtorch's ExpandingArray: a kernel size, stride, padding..): one
+  // number stands for every dimension, and OptionSet::Values gives one number when every
+  // dimension has the same value, as ktorch echoes it (conv2d `size 3 3 -> 3).
+  bool per_dimension = false;
+  // When set, what a null value stands for, given the other options (a pool's `stride: its
+  // `size; lbfgs's `eval: iter*5/4): OptionSet::Values gives it, and counts it as the default.
+  OptionValue (*null_stands_for)(const OptionSet& options) = nullptr;
+  // How OptionSet::Values echoes a null that stands for nothing else, as ktorch does for the
+  // option: `::`, q's typed null (0N for a long, 0n for a double: embed's `padindex), or not
+  // at all (lbfgs's `search).
+  enum class NullEcho { kNull, kTypedNull, kOmitted } null_echo = NullEcho::kNull;
 };
 
 using NamedValues = std::vector<std::pair<std::string, OptionValue>>;
@@ -80,7 +93,8 @@ class OptionSet {
   const std::vector<std::string>& Symbols(const char* name) const;
   const NamedTensors& Tensors(const char* name) const;
 
-  // The options in declaration order: all of them, or only those that differ from the default.
+  // The options in declaration order, as ktorch echoes them (see OptionSpec): all of them, or
+  // only those that differ from the default.
   NamedValues Values(bool all) const;
 
  private:

@@ -75,6 +75,7 @@ absl::StatusOr<std::vector<Case>> ParseCases(absl::string_view text) {
     Case c;
     c.line = line_number;
     c.text = std::string(line);
+    c.without_cuda_only = absl::ConsumePrefix(&line, "%");
     c.shape_only = absl::ConsumePrefix(&line, "~");
     const absl::string_view first = LeadingName(line);
     absl::string_view rest = line.substr(first.size());

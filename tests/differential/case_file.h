@@ -5,6 +5,8 @@
 //   q: module (`linear;2;3)       name: binds the result for the lines below (until bound again)
 //   size @q                       @name stands for the value bound to name
 //   ~ptr @q                       ~: compare the result's types and counts, not its values
+//   %cudadevice 1 2 3             %: the outcome where there is no CUDA device (ktorch checks
+//                                 for one first); compared only on such machines
 //   use[@a;@b]                    f[a;b;...]: several arguments (a rank-n function)
 //   obj[]                         no argument: the function receives ::
 //   fns[]                         the dictionary the plugin's fns gave when it was loaded
@@ -30,6 +32,7 @@ struct Case {
   int line = 0;                        // in the file, from 1
   std::string text;                    // the line as written, without surrounding blanks
   std::string binding;                 // the name the result is bound to, or ""
+  bool without_cuda_only = false;      // %: compared only where there is no CUDA device
   bool shape_only = false;             // ~: compare types and counts only
   std::string function;                // the plugin function's name
   bool bracketed = false;              // f[...]: arguments listed, each one argument

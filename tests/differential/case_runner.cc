@@ -76,7 +76,7 @@ bool HoldsPointer(K x) {
 }
 
 std::string Shape(K x) {
-  if (x == nullptr) return "::";
+  if (x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0)) return "::";  // q sees both as ::
   if (IsPointer(x)) return "<ptr>";
   if (x->t < 0) return absl::StrCat(x->t, "h");
   if (x->t == kabi::kDictionary) return absl::StrCat(Shape(kabi::DictKeys(x)), "!", Shape(kabi::DictValues(x)));
