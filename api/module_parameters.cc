@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
+#include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -50,6 +51,23 @@ void Collect(const ModuleSpec& spec, const torch::nn::Module& m, const std::stri
 std::vector<Submodule> Submodules(const ModuleSpec& spec, const torch::nn::Module& m) {
   std::vector<Submodule> out;
   Collect(spec, m, "", &out);
+  return out;
+}
+
+// q (named "") and its submodules with their kinds, depth first, as ktorch lists them: each
+// defined submodule followed by the internal submodules its kind is built of (embedseq's tok and
+// pos).
+NameKinds AllKinds(const ModuleObject& q) {
+  NameKinds out;
+  const auto add = [&](const std::string& name, const ModuleSpec& spec, const torch::nn::Module& m) {
+    out.emplace_back(name, spec.kind->name);
+    const auto named = m.named_children();  // a new dictionary: keep it while reading
+    for (const auto& [child, kind] : spec.kind->internal) {
+      if (named.contains(child)) out.emplace_back(name.empty() ? child : name + "." + child, kind);
+    }
+  };
+  add("", q.spec(), q.module());
+  for (const Submodule& s : Submodules(q.spec(), q.module())) add(s.name, *s.spec, *s.module);
   return out;
 }
 
@@ -168,20 +186,17 @@ std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string&
 }
 
 NameKinds moduletypes(Handle q, const std::vector<std::string>& types) {
-  auto m = ModuleOf("moduletypes", q);
   NameKinds out;
-  const auto keep = [&](const std::string& name, const std::string& kind) {
+  for (auto& [name, kind] : AllKinds(*ModuleOf("moduletypes", q))) {
     if (types.empty() || std::find(types.begin(), types.end(), kind) != types.end()) out.emplace_back(name, kind);
-  };
-  keep("", m->spec().kind->name);
-  for (const Submodule& s : Submodules(m->spec(), m->module())) keep(s.name, s.spec->kind->name);
+  }
   return out;
 }
 
 NameKinds parmtypes(Handle q) {
   auto m = ModuleOf("parmtypes", q);
   absl::flat_hash_map<std::string, std::string> kinds;  // submodule name -> kind
-  for (const Submodule& s : Submodules(m->spec(), m->module())) kinds[s.name] = s.spec->kind->name;
+  for (auto& [name, kind] : AllKinds(*m)) kinds[name] = kind;
   NameKinds out;
   for (const std::string& name : m->module().named_parameters().keys()) {
     std::string owner = name;
@@ -211,27 +226,29 @@ void unfreeze(Handle q, const std::vector<std::string>& names, const std::vector
 
 Handle copyparms(Handle q) {
   TensorDict copies;
-  for (const auto& p : ModuleOf("copyparms", q)->module().named_parameters()) copies.insert(p.key(), p.value().detach().clone());
+  for (const auto& p : nn::ModuleOrModelsModule("copyparms", q)->module().named_parameters()) {
+    copies.insert(p.key(), p.value().detach().clone());
+  }
   return Own(Object(std::move(copies)), "copyparms");
 }
 
 std::vector<std::pair<std::string, bool>> copyparms(Handle q, Handle d) {
-  auto m = ModuleOf("copyparms", q);
+  auto m = nn::ModuleOrModelsModule("copyparms", q);
   const TensorDict from = DictOf("copyparms", d);
   const TensorDict parms = m->module().named_parameters();
   std::vector<std::pair<std::string, bool>> copied;
   c10::AutoGradMode no_grad(false);
-  for (const auto& item : from) {
-    const at::Tensor* p = parms.find(item.key());
-    const bool fits = p != nullptr && p->sizes() == item.value().sizes();
-    if (fits) p->copy_(item.value());
-    copied.emplace_back(item.key(), fits);
+  for (const auto& p : parms) {
+    const at::Tensor* value = from.find(p.key());
+    const bool fits = value != nullptr && value->sizes() == p.value().sizes();
+    if (fits) p.value().copy_(*value);
+    copied.emplace_back(p.key(), fits);
   }
   return copied;
 }
 
 std::int64_t avgparms(Handle q, Handle d) {
-  auto m = ModuleOf("avgparms", q);
+  auto m = nn::ModuleOrModelsModule("avgparms", q);
   TensorDict average = DictOf("avgparms", d);
   const double n = CountOf(average);
   const TensorDict parms = m->module().named_parameters();

@@ -43,11 +43,11 @@ std::vector<std::string> names(Handle q, const std::string& child = "");
 // modules q / modules(q;child): every submodule (of child) as a new module handle, by name.
 std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string& child = "");
 // moduletypes q / moduletypes(q;types): the kind of q itself (named "") and of every
-// submodule, as ktorch lists them, or only those of the kinds in `types` (unknown kinds simply
-// match nothing).
+// submodule, the internal layers of embedseq and selfattention included, as ktorch lists them,
+// or only those of the kinds in `types` (unknown kinds simply match nothing).
 NameKinds moduletypes(Handle q, const std::vector<std::string>& types = {});
-// parmtypes q: each parameter's name -> the kind of the module defining it (its nearest
-// defined ancestor for parameters of a kind's internal submodules).
+// parmtypes q: each parameter's name -> the kind of the module holding it (an internal layer's
+// own kind: embedseq's tok.weight is embed's; otherwise its nearest defined ancestor's).
 NameKinds parmtypes(Handle q);
 
 // freeze q: every parameter stops requiring gradients; freeze(q;names): the named ones;
@@ -60,10 +60,12 @@ void unfreeze(Handle q);
 void unfreeze(Handle q, const std::vector<std::string>& names);
 void unfreeze(Handle q, const std::vector<std::string>& names, const std::vector<Operand>& values);
 
+// copyparms and avgparms take a module or a model (its module), as ktorch's do.
 // copyparms q: a new dictionary handle of detached copies of every parameter.
 Handle copyparms(Handle q);
-// copyparms(q;d): copies each entry of dictionary d into q's parameter of that name; per key
-// of d, whether it was copied (false for a key that names no parameter or whose size differs).
+// copyparms(q;d): copies each entry of dictionary d into q's parameter of that name; per
+// parameter of q, as ktorch gives it, whether it was copied (false when d has no entry of its
+// name and size; d's other keys, avgparms' `.n among them, are ignored).
 std::vector<std::pair<std::string, bool>> copyparms(Handle q, Handle d);
 // avgparms(q;d): folds q's parameters into the running average kept in dictionary d (made by
 // copyparms q), as ktorch does: d's key `.n` holds the count of parameter sets averaged so far

@@ -6,6 +6,7 @@
 #include <torch/nn/modules/container/parameterdict.h>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "api/nn/model_object.h"
 #include "api/nn/module_object.h"
@@ -27,8 +28,9 @@ const nn::OptimizerKind& KindNamed(const std::string& kind) {
   return *k;
 }
 
-// The parameters of module (or model) `source.from`: all of them, or those of the children it
-// names.
+// The parameters of module (or model) `source.from`: all of them, or those the keys name (a
+// parameter by its full name, as ktorch's gpt example picks them, or every parameter of a
+// submodule) and those of the children at the indices given.
 ParameterBatch ModuleBatch(const ParameterSource& source) {
   auto m = nn::ModuleOrModelsModule("opt", source.from);
   const auto named = m->module().named_parameters();
@@ -40,8 +42,13 @@ ParameterBatch ModuleBatch(const ParameterSource& source) {
   const std::vector<std::string> children = m->module().named_children().keys();
   std::vector<std::string> chosen;
   for (const std::string& key : source.keys) {
-    if (std::find(children.begin(), children.end(), key) == children.end()) {
-      Fail("opt: no child module `%s in %s module", key, m->spec().kind->name);
+    if (const at::Tensor* p = named.find(key)) {
+      batch.parameters.emplace_back(key, *p);
+      continue;
+    }
+    const std::string prefix = key + ".";
+    if (std::none_of(named.begin(), named.end(), [&](const auto& item) { return absl::StartsWith(item.key(), prefix); })) {
+      Fail("opt: no parameter or child module `%s in %s module", key, m->spec().kind->name);
     }
     chosen.push_back(key);
   }

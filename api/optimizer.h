@@ -45,7 +45,8 @@
 namespace kscope {
 
 // Where opt takes parameters from, ktorch's params argument: a module or a model's module (all
-// its parameters, or those of the children named in `keys` or at `indices`), a tensor, a vector (all, or those at
+// its parameters, or those `keys` name, a parameter by its full name or a submodule's every
+// parameter, and those of the children at `indices`), a tensor, a vector (all, or those at
 // `indices`), a dictionary (all, or those under `keys`), or nothing (a null `from`, ktorch's
 // `()`). Module parameters are named as in the module (`0.weight`); loose tensors by their key,
 // or by their index in a vector (a lone tensor is `0`). Errors name `opt`: an unknown child or

@@ -91,8 +91,10 @@ Result bernoulli(const Operand& x, Handle out) {
 }
 
 Result multinomial(const Operand& x, std::int64_t samples, bool replacement, Handle out) {
-  return Compute("multinomial", {&x}, out,
-                 [&](const TensorList& t) { return t[0].multinomial(samples, replacement); });
+  return Compute("multinomial", {&x}, out, [&](const TensorList& t) {
+    if (samples < 0) return t[0].multinomial(1, replacement).squeeze(-1);
+    return t[0].multinomial(samples, replacement);
+  });
 }
 
 }  // namespace kscope::random_fill

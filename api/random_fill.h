@@ -44,7 +44,8 @@ void geometric(const init::Target& t, double probability);
 
 // 0/1 draws with the probabilities of x (x's dtype).
 Result bernoulli(const Operand& x, Handle out = Handle());
-// `samples` category indices (long) drawn from each row of weights x (1 or 2-d).
+// `samples` category indices (long) drawn from each row of weights x (1 or 2-d); samples < 0:
+// one, without the samples dimension (ktorch's multinomial x).
 Result multinomial(const Operand& x, std::int64_t samples, bool replacement = false, Handle out = Handle());
 
 }  // namespace kscope::random_fill

@@ -40,8 +40,8 @@ std::optional<std::pair<signed char, std::vector<long long>>> ArrayShape(kabi::K
   return first;
 }
 
-// Whether the first three items (at most) of general list x are arrays of one type and shape,
-// as ktorch's xarray(x,3) decides.
+}  // namespace
+
 bool LeadingItemsMakeOneArray(kabi::K x) {
   if (x->t != kabi::kMixed || x->n == 0 || IsPointer(x)) return false;
   const auto first = ArrayShape(kabi::Items(x)[0]);
@@ -51,8 +51,6 @@ bool LeadingItemsMakeOneArray(kabi::K x) {
   }
   return true;
 }
-
-}  // namespace
 
 FormArgs FormArgsFromK(const char* fn, kabi::K x, const Signature& signature) {
   FormArgs f;

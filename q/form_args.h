@@ -26,6 +26,10 @@ struct FormArgs {
 
 FormArgs FormArgsFromK(const char* fn, kabi::K x, const Signature& signature);
 
+// Whether the first three items (at most) of general list x are k arrays of one type and
+// shape, so that ktorch's one-input forms read x as one array (its xarray(x,3)).
+bool LeadingItemsMakeOneArray(kabi::K x);
+
 }  // namespace kscope::q
 
 #endif  // KSCOPE_Q_FORM_ARGS_H_

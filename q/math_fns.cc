@@ -7,6 +7,7 @@
 #include "q/args.h"
 #include "q/convert.h"
 #include "q/exports.h"
+#include "q/form_args.h"
 #include "q/guard.h"
 #include "q/math_args.h"
 #include "runtime/errors.h"
@@ -16,10 +17,16 @@ namespace {
 
 using kabi::K;
 
-// f(x;dim) forms: softmax logsoftmax unsqueeze
+// f x | f(x;dim[;out]): softmax logsoftmax. Without a dimension, ktorch's (its softdim): 0 for
+// an input of 0, 1 or 3 dimensions, else 1.
 template <Result (*Op)(const Operand&, std::int64_t, Handle)>
 K WithDim(const char* fn, K x) {
   return Guard([&] {
+    if (IsPointer(x) || (x->t > 0 && x->t < kabi::kSymbol) || LeadingItemsMakeOneArray(x)) {
+      const Operand input = IsPointer(x) ? Operand(HandleOf(x)) : InputFromK(fn, x);
+      const std::int64_t d = input.is_handle() ? TensorOf(fn, input.handle()).dim() : input.data().dim();
+      return KFromResult(Op(input, d == 0 || d == 1 || d == 3 ? 0 : 1, Handle()));
+    }
     const Args a(fn, x);
     if (a.size() < 2) a.Unrecognized();
     return KFromResult(Op(a.InputAt(0), a.LongAt(1), OutputAt(a, 2)));

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "api/model.h"
+#include "api/container.h"
 #include "api/model_run.h"
 #include "api/module.h"
 #include "api/pointer.h"
@@ -59,6 +60,15 @@ K Seq(K x) {
   });
 }
 
+// A general list (not itself a pointer) with a pointer among its items.
+bool HoldsPointer(K x) {
+  if (x->t != kabi::kMixed || IsPointer(x)) return false;
+  for (long long i = 0; i < x->n; ++i) {
+    if (IsPointer(kabi::Items(x)[i])) return true;
+  }
+  return false;
+}
+
 // ktorch's forward, kforward, nforward and eforward give a pointer whatever the inputs were;
 // evaluate gives k data.
 K ForwardResult(const char* fn, ForwardMode mode, const Result& r) {
@@ -67,7 +77,8 @@ K ForwardResult(const char* fn, ForwardMode mode, const Result& r) {
 }
 
 // forward(q;x..) | forward(q;`child;x..) | forward m, and the same for kforward nforward eforward
-// evaluate. k data given to a form that returns a pointer is copied, so the result (a layer may
+// evaluate; q may be a model. As in ktorch, a vector's tensors are the inputs, and so are the
+// items of a list holding a pointer: forward(m;(x;mask)). k data given to a form that returns a pointer is copied, so the result (a layer may
 // return its input: identity, flatten) never shares q's memory.
 K RunForward(const char* fn, ForwardMode mode, K x) {
   return Guard([&] {
@@ -78,8 +89,18 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
     if (a.size() < 2) a.Unrecognized();
     const bool named_child = a.IsSymbolAt(1);
     std::vector<Operand> inputs;
+    const auto add = [&](const Args& from, std::size_t i) {
+      inputs.push_back(mode == ForwardMode::kEvaluate ? from.InputAt(i) : from.OperandAt(i));
+    };
     for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) {
-      inputs.push_back(mode == ForwardMode::kEvaluate ? a.InputAt(i) : a.OperandAt(i));
+      if (HoldsPointer(a[i])) {  // (x;mask): several inputs given as one list, as ktorch takes them
+        const Args items(fn, a[i]);
+        for (std::size_t j = 0; j < items.size(); ++j) add(items, j);
+      } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
+        for (const at::Tensor& t : vector(a.PointerAt(i))) inputs.emplace_back(t);  // a vector's tensors
+      } else {
+        add(a, i);
+      }
     }
     OwnDataBesideHandles(&inputs);
     return ForwardResult(fn, mode, forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));

@@ -10,7 +10,7 @@
 //   lognormal(x[;sel][;mean[;std]])
 // Omitted options take libtorch's defaults, as in ktorch (cauchy 0 1, exponential 1, lognormal
 // 1 2, normal 0 1, uniform 0 1; random without bounds: 0 up to the dtype's largest integer).
-// bernoulli(x[;out]) and multinomial(x;n[;replace][;out]): x a pointer or k data (a matrix
+// bernoulli(x[;out]) and multinomial(x[;n[;replace]][;out]) (no n: one draw, an atom per row): x a pointer or k data (a matrix
 // may be given as a general list to bernoulli); k data in -> k data out, a pointer in -> a new
 // pointer, or the draws written into the output pointer (null returned).
 #include <string>
@@ -141,9 +141,10 @@ K Multinomial(K x) {
     std::size_t end = a.size();
     Handle out;
     if (end > 2 && a.IsPointerAt(end - 1)) out = a.PointerAt(--end);
-    if (end < 2 || end > 3) a.Unrecognized();
+    if (end < 1 || end > 3) a.Unrecognized();
     const bool replace = end == 3 && a.BoolAt(2);
-    return KFromResult(random_fill::multinomial(a.InputAt(0), a.LongAt(1), replace, out));
+    const std::int64_t samples = end >= 2 ? a.LongAt(1) : -1;  // one draw, squeezed, as in ktorch
+    return KFromResult(random_fill::multinomial(a.InputAt(0), samples, replace, out));
   });
 }
 

@@ -301,6 +301,7 @@ NamedOperands NamedFromK(K keys, K values) {
 K Dict(K x) {
   return Guard([&] {
     const Args a("dict", x);
+    if (a.empty()) return Pointer(dict(NamedOperands{}));  // dict() -> an empty dictionary
     if (IsPointer(x)) return KFromValue(Value(dict(HandleOf(x))));
     if (x->t == kabi::kDictionary) return Pointer(dict(NamedFromK(kabi::DictKeys(x), kabi::DictValues(x))));
     if (IsClass(a, 0, ObjectClass::kDictionary) && (a.size() == 2 || a.size() == 3)) {

@@ -109,6 +109,23 @@ TEST_F(ContainerKindsTest, RecurWrapsALstmAndDetachesItsState) {
   EXPECT_FALSE(at::allclose(next[1], out[1]));
 }
 
+TEST_F(ContainerKindsTest, RecurTakesAnInputChildBeforeTheRecurrentOne) {
+  // ktorch's rnn/char.q: recur(sequential(embed); lstm; sequential(linear))
+  auto scope = Scope::Open();
+  Handle q = module(Def("recur", {}, "",
+                        {Def("sequential", {}, "", {Def("embed", {std::int64_t{6}, std::int64_t{4}})}),
+                         Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Def("sequential", {}, "", {Linear(3, 6)})}));
+  EXPECT_THAT(childnames(q), ElementsAre("in", "lstm", "out"));
+  const at::Tensor x = at::tensor({1, 2, 5}, at::kLong).view({3, 1});
+  const at::Tensor embedded = RunChild(q, "in", x);
+  const auto lstm = std::get<TensorVector>(forward(q, absl::MakeConstSpan({Operand(embedded)}), ForwardMode::kForward, "lstm").value());
+  const auto out = std::get<TensorVector>(forward(q, x).value());
+  EXPECT_TRUE(at::allclose(out[0], RunChild(q, "out", lstm[0])));
+  EXPECT_TRUE(at::allclose(out[1], lstm[1]));
+  EXPECT_EQ(ErrorOf([] { forward(module(Def("recur", {}, "", {Linear(3, 2)})), at::randn({2, 3})); }),
+            "recur: no recurrent lstm, gru or rnn module defined");
+}
+
 TEST_F(ContainerKindsTest, NbeatsSubtractsBackcastsAndSumsForecasts) {
   auto scope = Scope::Open();
   auto block = [](std::string name) { return Def("fork", {}, std::move(name), {Linear(6, 6), Linear(6, 2)}); };

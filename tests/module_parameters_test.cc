@@ -141,8 +141,9 @@ TEST_F(ModuleParametersTest, CopyparmsCopiesOutAndBack) {
   EXPECT_TRUE(at::equal(dict(d, "a.weight"), w));  // copies: unchanged by the module
   kscope::dict(d, "a.bias", at::ones({5}));        // a size that no longer fits
   kscope::dict(d, "extra", at::ones({1}));
+  // per parameter of q, as ktorch answers; d's extra key is ignored
   EXPECT_THAT(copyparms(q, d), ElementsAre(Pair("a.weight", true), Pair("a.bias", false), Pair("b.weight", true),
-                                           Pair("b.bias", true), Pair("extra", false)));
+                                           Pair("b.bias", true)));
   EXPECT_TRUE(at::equal(Parm(q, "a.weight"), w));
   EXPECT_EQ(ErrorOf([&] { copyparms(q, q); }), "copyparms: expected dictionary, given module");
 }

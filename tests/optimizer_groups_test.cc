@@ -97,7 +97,7 @@ TEST_F(OptimizerGroupsTest, ChildrenByNameOrIndex) {
                                    IsRow(1, "linear", "0.bias", std::vector<std::int64_t>{5})));
   EXPECT_EQ(ref(q).single(), 2);
   EXPECT_THAT(lr(o), ElementsAre(0.001, 0.01));
-  EXPECT_EQ(ErrorOf([&] { opt_edit(o, 1, {q, {"x"}, {}}); }), "opt: no child module `x in sequential module");
+  EXPECT_EQ(ErrorOf([&] { opt_edit(o, 1, {q, {"x"}, {}}); }), "opt: no parameter or child module `x in sequential module");
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 1, {q, {}, {3}}); }),
             "opt: child index 3 invalid for sequential module with 3 child module(s)");
   EXPECT_EQ(ErrorOf([&] { opt_edit(o, 0, {q, {"0"}, {}}); }), "opt: parameter `0.weight is already optimized");

@@ -49,7 +49,7 @@ TEST_F(OptimizerModelSourceTest, AModelGivesItsModulesParameters) {
   opt_edit(o2, 0, {m, {}, {0}});
   EXPECT_EQ(Rows(o2), (std::vector<Row>{RowOf(0, module_handle, "0.weight"), RowOf(0, module_handle, "0.bias"),
                                         RowOf(1, module_handle, "2.weight"), RowOf(1, module_handle, "2.bias")}));
-  EXPECT_EQ(ErrorOf([&] { opt_edit(o2, 1, {m, {"x"}, {}}); }), "opt: no child module `x in sequential module");
+  EXPECT_EQ(ErrorOf([&] { opt_edit(o2, 1, {m, {"x"}, {}}); }), "opt: no parameter or child module `x in sequential module");
   EXPECT_EQ(ErrorOf([&] { opt_edit(o2, 1, {m}); }), "opt: parameter `0.weight is already optimized");
   EXPECT_EQ(describe_opt(o2).parameters.size(), 4u);  // the failed edits added nothing
   // A step of the new optimizer moves the model's parameters.

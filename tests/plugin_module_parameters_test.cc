@@ -84,8 +84,8 @@ TEST_F(PluginModuleParametersTest, CopyparmsAndAvgparms) {
   Call("freeze", List({q.share(), kq::Syms({"weight", "bias"}), kq::List({kq::Enlist(kq::Reals({3, 4})), kq::Reals({5})})}));
   EXPECT_EQ(S1(Call("avgparms", List({q.share(), d.share()}))), "2");
   EXPECT_EQ(S1(Call("dict", d)), "`weight`bias`.n!(,2 3e;,4e;2f)");
-  // q)copyparms(q;d) -> the averages go back; `.n names no parameter
-  EXPECT_EQ(S1(Call("copyparms", List({q.share(), d.share()}))), "`weight`bias`.n!110b");
+  // q)copyparms(q;d) -> the averages go back, a flag per parameter (`.n is no parameter)
+  EXPECT_EQ(S1(Call("copyparms", List({q.share(), d.share()}))), "`weight`bias!11b");
   KRef w = Call("parm", List({q.share(), kq::Sym("weight")}));
   EXPECT_EQ(S1(Call("tensor", w)), ",2 3e");
   EXPECT_EQ(Error("avgparms", List({q.share(), w.share()})), "avgparms: expected dictionary, given tensor");

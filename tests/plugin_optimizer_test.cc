@@ -172,7 +172,7 @@ TEST_F(PluginOptimizerTest, ChildrenOfAModuleByName) {
             "1 <ptr> linear 2.bias ,2");
   EXPECT_EQ(S1(Call("lr", o)), "0.1 0.1");
   EXPECT_EQ(Error("opt", List({o.share(), kq::Long(1), kq::List({q.share(), kq::Sym("x")})})),
-            "opt: no child module `x in sequential module");
+            "opt: no parameter or child module `x in sequential module");
   Call("free", List({q.share(), o.share()}));
 }
 

@@ -171,7 +171,8 @@ TEST_F(PluginRandomTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_THAT(Error("cauchy", List({longs.share(), kq::Long(0), kq::Long(-1)})),
               HasSubstr("cauchy: sigma -1 is not positive"));
   EXPECT_THAT(Error("bernoulli", v), HasSubstr("bernoulli: expected tensor, given vector"));
-  EXPECT_THAT(Error("multinomial", longs), HasSubstr("multinomial: unrecognized arg(s)"));
+  EXPECT_THAT(Error("multinomial", List({longs.share(), kq::Long(1), kq::Bool(true), kq::Long(2), kq::Long(3)})),
+              HasSubstr("multinomial: unrecognized arg(s)"));
   EXPECT_THAT(Error("multinomial", List({Q("1 1e").share(), kq::Long(1), v.share()})),
               HasSubstr("multinomial: expected tensor, given vector"));
   EXPECT_EQ(S1(Call("tensor", longs)), "1 2 3");

@@ -10,14 +10,17 @@
 //                unnamed children are q1 q2 a in turn, so an activation without q2 must be
 //                named `a
 //   transform    the `train child in training mode, the `eval child (or the identity) otherwise
-//   recur        a recurrent child's (output; hidden state..) with the state detached when
-//                option `detach is set (the default), and an optional second child applied to
-//                the output; unnamed children are named lstm/gru/rnn (by kind) and out
+//   recur        a recurrent child's (lstm gru rnn) (output; hidden state..) with the state
+//                detached when option `detach is set (the default); an optional child before it
+//                transforms the input, one after it the output; unnamed children are named in,
+//                lstm/gru/rnn (by kind) and out, as in ktorch
 //   nbeats       N-BEATS: each block returns (backcast; forecast); the input loses each
 //                backcast in turn and the forecasts are summed
 //   moduledict   holders of modules without a forward of their own
 //   modulelist
 //   parmdict     a holder of parameters (and buffers), given as its `parms (`buffers) option
+#include <algorithm>
+
 #include "api/nn/k_container.h"
 #include "api/nn/module_families.h"
 #include "runtime/errors.h"
@@ -124,26 +127,43 @@ class TransformImpl : public KContainerImpl {
   std::string DefaultName(std::size_t position, const ModuleKind&) const override { return position == 0 ? "train" : "eval"; }
 };
 
+bool IsRecurrent(const ModuleKind& kind) { return kind.name == "lstm" || kind.name == "gru" || kind.name == "rnn"; }
+
+// ktorch's recur: an optional input child, the recurrent child (lstm gru rnn), an optional output
+// child, in that order.
 class RecurImpl : public KContainerImpl {
  public:
-  explicit RecurImpl(bool detach) : KContainerImpl("recur", 2), detach_(detach) {}
+  explicit RecurImpl(bool detach) : KContainerImpl("recur", 3), detach_(detach) {}
   ModuleOutput Run(const std::vector<at::Tensor>& x) override {
-    RequireChildren(1);
-    std::vector<at::Tensor> out = Tensors(RunChild(0, x));
+    const std::size_t r = Recurrent();
+    std::vector<at::Tensor> in = x;
+    if (r == 1) in[0] = SingleOutput("recur", RunChild(0, {x[0]}));
+    std::vector<at::Tensor> out = Tensors(RunChild(r, in));
     if (detach_) {
       for (std::size_t i = 1; i < out.size(); ++i) out[i] = out[i].detach();
     }
-    if (entries().size() == 2) out[0] = SingleOutput("recur", RunChild(1, {out[0]}));
+    if (entries().size() > r + 1) out[0] = SingleOutput("recur", RunChild(r + 1, {out[0]}));
     return out;
   }
 
  protected:
-  // As ktorch names them: the recurrent child by its kind (lstm gru rnn), the output child out.
+  // As ktorch names them: the recurrent child by its kind, the child before it in, after it out.
   std::string DefaultName(std::size_t position, const ModuleKind& kind) const override {
-    return position == 0 ? kind.name : "out";
+    if (IsRecurrent(kind)) return kind.name;
+    const bool after = std::any_of(entries().begin(), entries().begin() + static_cast<std::ptrdiff_t>(position),
+                                   [](const Child& c) { return IsRecurrent(*c.kind); });
+    return after ? "out" : "in";
   }
 
  private:
+  // The position of the recurrent child (0, or 1 after an input child); fails without one.
+  std::size_t Recurrent() const {
+    for (std::size_t i = 0; i < entries().size() && i < 2; ++i) {
+      if (IsRecurrent(*entries()[i].kind)) return i;
+    }
+    Fail("recur: no recurrent lstm, gru or rnn module defined");
+  }
+
   bool detach_;
 };
 

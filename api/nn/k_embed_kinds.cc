@@ -63,7 +63,7 @@ void Positive(const OptionSet& o, std::initializer_list<const char*> names) {
 }  // namespace
 
 std::vector<ModuleKind> KEmbedKinds() {
-  return {
+  std::vector<ModuleKind> kinds = {
       LeafKind<EmbedPosImpl>("embedpos", {Required("rows", OptionType::kLong), Required("cols", OptionType::kLong)},
                              [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
                                Positive(o, {"rows", "cols"});
@@ -78,6 +78,8 @@ std::vector<ModuleKind> KEmbedKinds() {
             return std::make_shared<EmbedSeqImpl>(KLayerText(o), o.Long("rows"), o.Long("cols"), o.Long("length"));
           }),
   };
+  kinds.back().internal = {{"tok", "embed"}, {"pos", "embedpos"}};
+  return kinds;
 }
 
 }  // namespace kscope::nn

@@ -45,6 +45,9 @@ struct ModuleKind {
   std::size_t max_inputs; // the most
   Wrap any;               // leaf kinds: the module as a type-erased child; null for containers
   AddChild add_child;     // containers only
+  // Leaf kinds built of other layers: each internal child's name and the kind ktorch reports
+  // for it (embedseq: tok embed, pos embedpos), for moduletypes and parmtypes.
+  std::vector<std::pair<std::string, std::string>> internal = {};
 };
 
 // Impl's forward on the inputs x[0], x[1], ... (the caller checked there are enough).

@@ -96,7 +96,8 @@ std::vector<ModuleKind> SelfAttentionKinds() {
       [](const std::shared_ptr<Module>& m) {
         return torch::nn::AnyModule(std::dynamic_pointer_cast<SelfAttentionImpl>(m));
       },
-      nullptr}};
+      nullptr,
+      {{"norm", "layernorm"}, {"in", "linear"}, {"drop", "drop"}, {"out", "linear"}}}};
 }
 
 }  // namespace kscope::nn
