@@ -2,8 +2,7 @@
 // the real ktorch returned for the same lines (tests/differential/ktorch.tsv, recorded with
 // ktorch_diff; tests/differential/README.md): every case agrees, or its line is listed with a
 // reason in tests/differential/deviations.tsv, and every listed line still differs (a fixed one
-// leaves the list; libtorch: lines, which differ only on some libtorch versions, excepted). Cases
-// marked % are compared only where there is no CUDA device. Every exported name has cases. The
+// leaves the list). Cases marked % are compared only where there is no CUDA device. Every exported name has cases. The
 // cases free what they make, so the fixture's leak checks hold.
 #include <fstream>
 #include <iostream>
@@ -14,7 +13,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -80,9 +78,6 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
     }
   }
   for (const auto& [text, reason] : deviations) {
-    // A libtorch: line shows libtorch's own text, which differs from 1.13's on other versions
-    // only: it may agree here.
-    if (absl::StartsWith(reason, "libtorch:")) continue;
     EXPECT_TRUE(deviating.contains(text)) << "deviations.tsv lists a line that no longer differs from ktorch, or that "
                                           << "cases.txt does not have: remove it: " << text;
   }
