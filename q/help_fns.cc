@@ -1,6 +1,7 @@
 // help[] -> topic!description; help`topic -> the topic's table or dictionary (backward dtype
-// ktype loss module optimizer tensor, and kscope's device); help`kind -> a module, loss or optimizer kind's options with
-// their defaults; help p -> the defaults of the kind of module, loss or optimizer p holds.
+// ktype loss module optimizer tensor, and kscope's device); help`kind -> a module, loss or
+// optimizer kind's options with their defaults; help p -> the defaults of the kind of module,
+// loss or optimizer p holds.
 // Every table is built from api/help.h, which derives it from the kind tables.
 #include "api/autograd.h"
 #include "api/help.h"

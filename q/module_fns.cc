@@ -78,8 +78,9 @@ K ForwardResult(const char* fn, ForwardMode mode, const Result& r) {
 
 // forward(q;x..) | forward(q;`child;x..) | forward m, and the same for kforward nforward eforward
 // evaluate; q may be a model. As in ktorch, a vector's tensors are the inputs, and so are the
-// items of a list holding a pointer: forward(m;(x;mask)). k data given to a form that returns a pointer is copied, so the result (a layer may
-// return its input: identity, flatten) never shares q's memory.
+// items of a list holding a pointer: forward(m;(x;mask)). k data given to a form that returns a
+// pointer is copied, so the result (a layer may return its input: identity, flatten) never
+// shares q's memory.
 K RunForward(const char* fn, ForwardMode mode, K x) {
   return Guard([&] {
     if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) {

@@ -10,9 +10,10 @@
 //   lognormal(x[;sel][;mean[;std]])
 // Omitted options take libtorch's defaults, as in ktorch (cauchy 0 1, exponential 1, lognormal
 // 1 2, normal 0 1, uniform 0 1; random without bounds: 0 up to the dtype's largest integer).
-// bernoulli(x[;out]) and multinomial(x[;n[;replace]][;out]) (no n: one draw, an atom per row): x a pointer or k data (a matrix
-// may be given as a general list to bernoulli); k data in -> k data out, a pointer in -> a new
-// pointer, or the draws written into the output pointer (null returned).
+// bernoulli(x[;out]) and multinomial(x[;n[;replace]][;out]) (no n: one draw, an atom per row):
+// x a pointer or k data (a matrix may be given as a general list to bernoulli); k data in -> k
+// data out, a pointer in -> a new pointer, or the draws written into the output pointer (null
+// returned).
 #include <string>
 
 #include "api/random_fill.h"

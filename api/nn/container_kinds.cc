@@ -147,11 +147,11 @@ class RecurImpl : public KContainerImpl {
   }
 
  protected:
-  // As ktorch names them: the recurrent child by its kind, the child before it in, after it out.
-  std::string DefaultName(std::size_t position, const ModuleKind& kind) const override {
+  // As ktorch names them: the recurrent child by its kind, a child added before it in, after it
+  // out (children are only ever appended, so "before" means no recurrent child yet).
+  std::string DefaultName(std::size_t, const ModuleKind& kind) const override {
     if (IsRecurrent(kind)) return kind.name;
-    const bool after = std::any_of(entries().begin(), entries().begin() + static_cast<std::ptrdiff_t>(position),
-                                   [](const Child& c) { return IsRecurrent(*c.kind); });
+    const bool after = std::any_of(entries().begin(), entries().end(), [](const Child& c) { return IsRecurrent(*c.kind); });
     return after ? "out" : "in";
   }
 
