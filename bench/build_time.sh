@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the build times README's Building section reports, on this machine, from the
+# Measures the build times docs/building.md reports, on this machine, from the
 # committed HEAD of this repository:
 #   cold   fresh clone, empty ccache: the main example's target alone (README's first command
 #          after apt), then everything else (the rest of README's second command's build)
@@ -42,4 +42,4 @@ ccache -s | grep -E '^ *(Hits|Misses):' | sed 's/^ */  ccache /'
 
 nonce=$(date +%s%N)
 echo "namespace kscope { [[maybe_unused]] static const int kBuildTimeEdit$nonce = 1; }" >>"$work/warm/api/tensor.cc"
-timed "edit: api/tensor.cc changed, whole build brought up to date" cmake --build "$work/warm/build"
+timed "edit: api/tensor/tensor.cc changed, whole build brought up to date" cmake --build "$work/warm/build"

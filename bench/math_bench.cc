@@ -4,7 +4,7 @@
 //
 // Every operation and size runs the same libtorch work on the same float inputs four ways:
 //   - raw:        the at:: call on at::Tensor (at::add, at::mean, at::mm), its result dropped;
-//   - api:        kscope's call on handles (api/math.h), the new handle freed;
+//   - api:        kscope's call on handles (api/math/math.h), the new handle freed;
 //   - plugin ptr: ktorch.so's exported function, looked up by name in fns and called as q calls
 //                 it (bench/plugin_session.h), on tensor pointers: r:add(a;b) / r:mean a /
 //                 r:mm(a;b), then free r, every owned k result r0'd, as a q user would;
@@ -53,7 +53,7 @@ using kscope::bench::SkipIfFailed;
 
 // One operation, its inputs' shape at each size (all its inputs share it) and its two C++ forms.
 struct MathOp {
-  std::string name;  // exported by the plugin under this name; api/math.h's function of that name
+  std::string name;  // exported by the plugin under this name; api/math/math.h's function of that name
   int arity;
   std::vector<std::int64_t> tiny;
   std::vector<std::int64_t> large;

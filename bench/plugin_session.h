@@ -28,7 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/library.h"
 
 namespace kscope::bench {

@@ -1,5 +1,5 @@
 // The functions the plugin exports to q, grouped by the file that adapts them. Each adapter is
-// a thin `K f(K)` (rank 2 for `use`) that decodes its arguments (q/args.h, q/convert.h), calls
+// a thin `K f(K)` (rank 2 for `use`) that decodes its arguments (q/convert/args.h, q/convert/convert.h), calls
 // api/, and encodes the result, all inside Guard (q/guard.h). fns (q/fns.cc) returns them all
 // as ktorch's dictionary name -> function.
 #ifndef KSCOPE_Q_EXPORTS_H_
@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace kscope::q {
 
@@ -25,7 +25,7 @@ inline Export Unary(const char* name, kabi::K (*f)(kabi::K)) {
 std::vector<Export> PointerExports();  // obj free return use mapped ptr class device dtype ...
 std::vector<Export> TensorExports();   // tensor vector dict
 std::vector<Export> MathExports();     // add sub mul Div ... softmax logsoftmax
-std::vector<Export> MathCatalogueExports(); // group D: Abs add ... (api/math_catalogue.h's table)
+std::vector<Export> MathCatalogueExports(); // group D: Abs add ... (api/math/math_catalogue.h's table)
 std::vector<Export> ShapeExports();    // View reshape expand transpose permute squeeze unsqueeze cat stack narrow index
 std::vector<Export> AutogradExports(); // grad backward zerograd nograd detach gradflag
 std::vector<Export> MoveExports();     // to copyto

@@ -7,7 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "q/callback.h"
+#include "q/nn/q_callback.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "q/ktorch_names.h"

@@ -10,8 +10,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "q/k_abi.h"
-#include "q/settings.h"
+#include "q/convert/k_abi.h"
+#include "q/env/settings.h"
 
 namespace kscope::q {
 

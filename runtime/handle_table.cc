@@ -56,6 +56,11 @@ std::size_t HandleTable::size() const {
   return entries_.size();
 }
 
+std::uint64_t HandleTable::LastId() const {
+  absl::MutexLock lock(&mu_);
+  return next_id_ - 1;
+}
+
 const HandleTable::Entry& HandleTable::Find(Handle h) const {
   auto it = entries_.find(h.id());
   if (it == entries_.end()) Fail(kStalePointer);

@@ -58,6 +58,9 @@ class HandleTable {
 
   bool Contains(Handle h) const;
   std::size_t size() const;
+  // The highest id handed out so far (0 before the first): handles created later have higher
+  // ids (a leak check's checkpoint).
+  std::uint64_t LastId() const;
 
   // A new strong reference to h's object. Throws "stale pointer".
   Object Get(Handle h) const;

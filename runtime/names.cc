@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "runtime/object_class.h"
 
 namespace kscope {
@@ -72,6 +73,10 @@ std::optional<c10::Device> DeviceFromName(absl::string_view name) {
   if (name == "cpu") return c10::Device(c10::DeviceType::CPU);
   if (auto d = typed("cuda", c10::DeviceType::CUDA)) return d;
   return typed("mps", c10::DeviceType::MPS);
+}
+
+std::string SizeText(c10::IntArrayRef sizes) {
+  return sizes.empty() ? "scalar" : absl::StrJoin(sizes, " ");
 }
 
 }  // namespace kscope

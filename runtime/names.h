@@ -1,4 +1,5 @@
-// Names of devices and dtypes as ktorch spells them (`cpu`, `cuda:0`, `float`, `long`, ...).
+// Names of devices and dtypes as ktorch spells them (`cpu`, `cuda:0`, `float`, `long`, ...),
+// and sizes as messages write them.
 //
 // The one place that maps between libtorch's enums and the user-facing names; the q plugin and
 // the C++ API both go through it. Stateless and thread-safe.
@@ -10,6 +11,7 @@
 
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
+#include <c10/util/ArrayRef.h>
 
 #include "absl/strings/string_view.h"
 
@@ -24,6 +26,9 @@ std::optional<c10::ScalarType> DtypeFromName(absl::string_view name);
 std::string DeviceName(c10::Device d);
 // Accepts "cpu", "cuda", "cuda:N", "mps", "mps:0"; nullopt for anything else.
 std::optional<c10::Device> DeviceFromName(absl::string_view name);
+
+// A tensor size in messages: "scalar" for no dimensions, else the dimensions ("2 3").
+std::string SizeText(c10::IntArrayRef sizes);
 
 }  // namespace kscope
 

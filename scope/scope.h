@@ -20,7 +20,10 @@
 #ifndef KSCOPE_SCOPE_SCOPE_H_
 #define KSCOPE_SCOPE_SCOPE_H_
 
+#include <array>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,6 +34,10 @@
 
 #include "runtime/handle.h"
 #include "scope/scope_stack.h"
+
+namespace at {
+class Tensor;
+}  // namespace at
 
 namespace kscope {
 
@@ -68,26 +75,66 @@ class [[nodiscard]] Scope {
   std::vector<Handle> kept_;
 };
 
-// KeepHandles(scope, value) keeps every handle `value` carries: a Handle, a
-// std::vector<Handle>, a std::tuple of such values; other types carry none. It is a
-// customization point found by argument-dependent lookup: a type in namespace kscope that
-// carries handles (e.g. kscope::Result) declares its own overload beside it.
-inline void KeepHandles(Scope& s, Handle h) { s.keep(h); }
-inline void KeepHandles(Scope& s, const std::vector<Handle>& hs) {
-  for (Handle h : hs) s.keep(h);
-}
-template <typename... T>
-void KeepHandles(Scope& s, const std::tuple<T...>& t) {
-  std::apply([&](const auto&... item) { (KeepHandles(s, item), ...); }, t);
-}
+// Types that carry no handles: with_scope returns them as they are. Arithmetic types, enums,
+// strings and at::Tensor (data, not a handle) are; specialize it (std::true_type) for another
+// type of yours that holds no kscope::Handle.
 template <typename T>
-void KeepHandles(Scope&, const T&) {}
+struct CarriesNoHandles
+    : std::bool_constant<std::is_arithmetic_v<T> || std::is_enum_v<T> ||
+                         std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                         std::is_same_v<T, at::Tensor>> {};
 
-// Runs f() in a new scope and returns its result. Handles in the result — a Handle, a
-// std::vector<Handle>, a kscope::Result, or a std::tuple containing them (see KeepHandles) —
-// are handed off to the calling scope;
-// everything else f created is released. If f throws, everything it created is released and
-// the exception propagates.
+namespace scope_internal {
+template <typename T, template <typename...> class Template>
+struct IsSpecialization : std::false_type {};
+template <template <typename...> class Template, typename... A>
+struct IsSpecialization<Template<A...>, Template> : std::true_type {};
+template <typename T>
+struct IsArray : std::false_type {};
+template <typename T, std::size_t N>
+struct IsArray<std::array<T, N>> : std::true_type {};
+template <typename T, typename = void>
+struct IsMap : std::false_type {};  // std::map, std::unordered_map, absl's hash maps ...
+template <typename T>
+struct IsMap<T, std::void_t<typename T::key_type, typename T::mapped_type>> : std::true_type {};
+template <typename T>
+inline constexpr bool kAlwaysFalse = false;
+}  // namespace scope_internal
+
+// KeepHandles(scope, value) keeps every handle `value` carries: a Handle; a std::vector,
+// std::array, std::optional, std::pair, std::tuple or map of such values (keys and values); a
+// type for which CarriesNoHandles holds carries none. It is a customization point found by
+// argument-dependent lookup: a type that carries handles (e.g. kscope::Result) declares its own
+// overload beside it. Any other type is refused at compile time, so a result whose handles
+// with_scope cannot see is never released silently.
+inline void KeepHandles(Scope& s, Handle h) { s.keep(h); }
+template <typename T>
+void KeepHandles(Scope& s, const T& value) {
+  namespace si = scope_internal;
+  if constexpr (CarriesNoHandles<T>::value) {
+    (void)s, (void)value;
+  } else if constexpr (si::IsSpecialization<T, std::vector>::value || si::IsArray<T>::value ||
+                       si::IsMap<T>::value) {
+    for (const auto& item : value) KeepHandles(s, item);
+  } else if constexpr (si::IsSpecialization<T, std::optional>::value) {
+    if (value) KeepHandles(s, *value);
+  } else if constexpr (si::IsSpecialization<T, std::pair>::value) {
+    KeepHandles(s, value.first);
+    KeepHandles(s, value.second);
+  } else if constexpr (si::IsSpecialization<T, std::tuple>::value) {
+    std::apply([&](const auto&... item) { (KeepHandles(s, item), ...); }, value);
+  } else {
+    static_assert(si::kAlwaysFalse<T>,
+                  "with_scope cannot see the handles this type may carry: declare "
+                  "KeepHandles(kscope::Scope&, const T&) beside the type, or specialize "
+                  "kscope::CarriesNoHandles<T> as std::true_type if it holds no handle");
+  }
+}
+
+// Runs f() in a new scope and returns its result. Handles in the result (anything KeepHandles
+// accepts: a Handle, a kscope::Result, containers of them ...) are handed off to the calling
+// scope; everything else f created is released. A result type KeepHandles does not know fails
+// to compile. If f throws, everything it created is released and the exception propagates.
 template <typename F>
 auto with_scope(F&& f, GradPolicy policy = GradPolicy::kInherit) {
   using Returned = std::decay_t<std::invoke_result_t<F>>;

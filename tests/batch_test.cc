@@ -1,4 +1,4 @@
-// api/batch.h, api/batch_window.h and api/shuffle.h: zero-copy batch windows and in-place
+// api/data/batch.h, api/data/batch_window.h and api/data/shuffle.h: zero-copy batch windows and in-place
 // shuffles of tensors, vectors and dictionaries (seed 004's batch/restore/shuffle sessions),
 // and the tensor-level functions a model reuses (seeded shuffles, unshuffle).
 #include <vector>
@@ -9,7 +9,7 @@
 #include <ATen/ops/tensor.h>
 
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace batch_test {

@@ -1,17 +1,17 @@
-// api/batchnorm.h: the running statistics a model's training data gives its batchnorm layers
+// api/model/batchnorm.h: the running statistics a model's training data gives its batchnorm layers
 // (computed by hand with ATen: the data's mean and unbiased variance for one batch, the mean of
 // the batches' statistics for several), the momenta returned and put back, the training flag
 // kept, which layers count, the module form, and failures that change nothing.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/batchnorm.h>
 
-#include "api/batchnorm.h"
-#include "api/model.h"
-#include "api/model_data.h"
-#include "api/module_parameters.h"
+#include "api/model/batchnorm.h"
+#include "api/model/model.h"
+#include "api/model/model_data.h"
+#include "api/nn/module_parameters.h"
 #include "api/nn/module_object.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace batchnorm_test {

@@ -1,4 +1,4 @@
-// api/clip.h against libtorch's torch::nn::utils::clip_grad_norm_ and clip_grad_value_ on
+// api/nn/clip.h against libtorch's torch::nn::utils::clip_grad_norm_ and clip_grad_value_ on
 // copies of the same gradients: modules, optimizers and models (whole or by group), tensors,
 // vectors and dictionaries, several norm types; clipping by a model's training options.
 #include <limits>
@@ -6,11 +6,11 @@
 #include <torch/types.h>  // clip_grad.h needs torch::Tensor declared first
 #include <torch/nn/utils/clip_grad.h>
 
-#include "api/clip.h"
-#include "api/model.h"
-#include "api/model_run.h"
+#include "api/nn/clip.h"
+#include "api/model/model.h"
+#include "api/model/model_run.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

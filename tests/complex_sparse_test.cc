@@ -1,4 +1,4 @@
-// api/complex_parts.h and api/sparse.h: every form checked against the same libtorch call made
+// api/tensor/complex_parts.h and api/tensor/sparse.h: every form checked against the same libtorch call made
 // directly, data in -> data out and handle in -> handle out; bad arguments give errors naming
 // the function and leave every handle as it was.
 #include <ATen/ops/allclose.h>
@@ -11,10 +11,10 @@
 #include <ATen/ops/sparse_coo_tensor.h>
 #include <ATen/ops/view_as_complex.h>
 
-#include "api/complex_parts.h"
-#include "api/sparse.h"
+#include "api/tensor/complex_parts.h"
+#include "api/tensor/sparse.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace complex_sparse_test {

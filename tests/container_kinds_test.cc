@@ -1,15 +1,15 @@
-// ktorch's containers (api/nn/container_kinds.cc), callback modules (api/callback.h) and
+// ktorch's containers (api/nn/kinds/ktorch_containers.cc), callback modules (api/nn/callback_registry.h) and
 // extending a container (module(q;depth;defn), module(q;child)): each container's output is
 // checked against the same computation written with its children run one by one.
-#include "api/autograd.h"
-#include "api/callback.h"
-#include "api/math.h"
-#include "api/module.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
+#include "api/tensor/autograd.h"
+#include "api/nn/callback_registry.h"
+#include "api/math/math.h"
+#include "api/nn/module.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace container_kinds_test {

@@ -16,11 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/distributed/group_object.h"
-#include "api/environment.h"
+#include "api/env/environment.h"
 #include "tests/build_paths.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 extern char** environ;
@@ -111,7 +111,7 @@ TEST_F(DistributedTest, ThreeRanksTrainAsOneProcess) {
   EXPECT_THAT(RunRanks("train", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
-// The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, README GPU).
+// The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, docs/building.md, GPU).
 TEST_F(DistributedTest, TwoNcclRanksOneGpuEachTrainAsOneProcess) {
 #ifndef KSCOPE_WITH_CUDA
   GTEST_SKIP() << "built without KSCOPE_ENABLE_CUDA: no nccl backend";
@@ -229,7 +229,7 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
 
 // An nccl group reduces CUDA tensors only: the numbers a model's epoch sends from the host
 // (counts, fingerprints, metric totals) travel on the model's own CUDA device; gloo keeps them on
-// the host. (The nccl runs themselves are in the GPU suite: README, GPU.)
+// the host. (The nccl runs themselves are in the GPU suite: docs/building.md, GPU.)
 TEST_F(DistributedTest, HostNumbersTravelOnTheModelsDeviceUnderNccl) {
   using distributed::CollectiveDevice;
   const c10::Device cpu(c10::kCPU), cuda1(c10::kCUDA, 1);

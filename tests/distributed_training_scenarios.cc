@@ -11,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "api/environment.h"
-#include "api/nn/model_object.h"
+#include "api/env/environment.h"
+#include "api/model/model_object.h"
 #include "tests/distributed_worker.h"
 #include "tests/optimizer_test_util.h"
 

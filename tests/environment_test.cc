@@ -1,4 +1,4 @@
-// api/info.h attribute functions, api/environment.h and api/help.h, each checked against the
+// api/tensor/info.h attribute functions, api/env/environment.h and api/env/help.h, each checked against the
 // same libtorch call made directly on the tensor the handle holds.
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
@@ -9,14 +9,14 @@
 
 #include "absl/strings/str_format.h"
 
-#include "api/autograd.h"
-#include "api/environment.h"
-#include "api/help.h"
+#include "api/tensor/autograd.h"
+#include "api/env/environment.h"
+#include "api/env/help.h"
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace environment_test {

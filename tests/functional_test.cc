@@ -1,13 +1,13 @@
-// api/functional.h: the functional forms of layers against libtorch's own functions — options
+// api/nn/functional.h: the functional forms of layers against libtorch's own functions — options
 // positionally and by name, handles in -> handles out, data in -> data out, the in-place
 // option, the forms with explicit weights (linear, bilinear, prelu) and pdist, and errors.
 #include <torch/nn/functional.h>
 
-#include "api/functional.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
+#include "api/nn/functional.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace functional_test {

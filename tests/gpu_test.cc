@@ -2,7 +2,7 @@
 // (against the same model trained on the CPU), the shuffle generator on the GPU, and an nccl
 // process group of one rank training a CUDA model. Each test runs where libtorch sees a CUDA
 // device and skips elsewhere, saying why (the nccl tests also need a libtorch with NCCL:
-// KSCOPE_ENABLE_CUDA=ON). Two nccl ranks, one GPU each: distributed_test.cc. README, GPU, has
+// KSCOPE_ENABLE_CUDA=ON). Two nccl ranks, one GPU each: distributed_test.cc. docs/building.md, GPU, has
 // the commands and the results of the last run on a GPU machine.
 #include <chrono>
 #include <optional>
@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "api/environment.h"
-#include "api/nn/model_object.h"
+#include "api/env/environment.h"
+#include "api/model/model_object.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

@@ -1,4 +1,4 @@
-// api/image.h: png writes files that libpng reads back pixel for pixel (data and handles, 1-4
+// api/tensor/image.h: png writes files that libpng reads back pixel for pixel (data and handles, 1-4
 // channels); makegrid lays images out as torchvision's make_grid does (checked cell by cell
 // against the layout's formula, and on a small grid written out by hand); bad arguments give
 // errors naming the function and register nothing.
@@ -12,9 +12,9 @@
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
 
-#include "api/image.h"
+#include "api/tensor/image.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/png_read.h"
 #include "tests/temp_directory.h"
 

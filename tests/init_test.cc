@@ -1,4 +1,4 @@
-// api/init.h against libtorch's torch::nn::init called directly with the generator seeded the
+// api/nn/init.h against libtorch's torch::nn::init called directly with the generator seeded the
 // same: every function (and each of its options) on a tensor handle and on data; vectors and
 // dictionaries whole or by index/key; module parameters whole or by name (a buffer included);
 // gain for every nonlinearity. Bad arguments name the function, change no tensor and draw no
@@ -10,9 +10,9 @@
 #include <torch/types.h>  // init.h needs torch::Tensor declared first
 #include <torch/nn/init.h>
 
-#include "api/init.h"
+#include "api/nn/init.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

@@ -1,12 +1,12 @@
-// api/nn/lamb.h through opt: one lamb step against the same math written out with ATen, for
+// api/nn/kinds/lamb.h through opt: one lamb step against the same math written out with ATen, for
 // the default options and for others that turn each part off or widen the trust range.
 #include <algorithm>
 #include <cmath>
 
 #include "api/nn/optimizer_object.h"
-#include "api/optimizer_state.h"
+#include "api/nn/optimizer_state.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

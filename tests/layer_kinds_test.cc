@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "api/module.h"
+#include "api/nn/module.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/module_case.h"
 
 namespace kscope::testing {

@@ -1,12 +1,12 @@
-// api/loss.h: loss objects and functions against libtorch's own losses, the defaults of every
+// api/nn/loss.h: loss objects and functions against libtorch's own losses, the defaults of every
 // kind, three-input losses (cosineloss, margin, triplet), ctc's four inputs, the distances
 // pairwise and similar, batch weights of bce and bcelogits, and losses recreated from their
 // descriptions.
 #include <torch/nn/functional/loss.h>
 
-#include "api/loss.h"
+#include "api/nn/loss.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace loss_test {

@@ -1,15 +1,15 @@
-// The manipulation functions of catalogue group B through the C++ API: to/copyto (api/move.h),
-// grad/detach/gradflag (api/autograd.h), reshape_as/expand/in-place transpose, squeeze and
-// unsqueeze/cat/stack (api/shape.h), amend/reset/resize/filldiagonal (api/storage_edit.h). Each
+// The manipulation functions of catalogue group B through the C++ API: to/copyto (api/core/move.h),
+// grad/detach/gradflag (api/tensor/autograd.h), reshape_as/expand/in-place transpose, squeeze and
+// unsqueeze/cat/stack (api/tensor/shape.h), amend/reset/resize/filldiagonal (api/tensor/storage_edit.h). Each
 // result is compared with the same libtorch call made directly; each bad argument gives an
 // error naming the function and leaves the handles as they were.
 #include <ATen/ATen.h>
 
-#include "api/move.h"
-#include "api/nn/model_object.h"
-#include "api/storage_edit.h"
+#include "api/core/move.h"
+#include "api/model/model_object.h"
+#include "api/tensor/storage_edit.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

@@ -1,4 +1,4 @@
-// api/math_catalogue.h: the generic call (argument checking, data/handle results, output and
+// api/math/math_catalogue.h: the generic call (argument checking, data/handle results, output and
 // in-place forms, errors that change nothing) and the pointwise group D1-D3, each function
 // checked against the same libtorch call made directly.
 #include <functional>
@@ -11,13 +11,13 @@
 #include <ATen/ops/rand.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/container.h"
-#include "api/math_catalogue.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
+#include "api/tensor/container.h"
+#include "api/math/math_catalogue.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

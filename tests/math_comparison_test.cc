@@ -1,4 +1,4 @@
-// The catalogue's comparison group D4 (api/math_comparison.cc): every function run on data,
+// The catalogue's comparison group D4 (api/math/math_comparison.cc): every function run on data,
 // on handles, into an output handle and, where it has one, in place, each result compared
 // with the same libtorch call made directly; and bad arguments that change nothing.
 #include <functional>
@@ -9,14 +9,14 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/container.h"
-#include "api/math_catalogue.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
-#include "api/tensor_creation.h"
+#include "api/tensor/container.h"
+#include "api/math/math_catalogue.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
+#include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

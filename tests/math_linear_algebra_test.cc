@@ -1,4 +1,4 @@
-// api/math_linear_algebra.cc: every D6 function of the catalogue checked against the same
+// api/math/math_linear_algebra.cc: every D6 function of the catalogue checked against the same
 // libtorch call made directly, on data, on handles and into an output handle (a tensor, or a
 // vector for several results); the add-product family in place; bad arguments name the
 // function and change nothing.
@@ -53,15 +53,15 @@
 #include <ATen/ops/outer.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/container.h"
-#include "api/math_catalogue.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
-#include "api/tensor_creation.h"
+#include "api/tensor/container.h"
+#include "api/math/math_catalogue.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
+#include "api/tensor/tensor_creation.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

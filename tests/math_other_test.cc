@@ -1,4 +1,4 @@
-// api/math_catalogue.h's other group (D9): every function checked against the same libtorch
+// api/math/math_catalogue.h's other group (D9): every function checked against the same libtorch
 // call made directly, as data, as handles, into an output handle and in place where the
 // function has those forms; errors that name the function and change nothing.
 #include <functional>
@@ -13,12 +13,12 @@
 #include <ATen/ops/tensordot.h>
 #include <ATen/ops/zeros.h>
 
-#include "api/math_catalogue.h"
-#include "api/tensor.h"
-#include "api/tensor_creation.h"
+#include "api/math/math_catalogue.h"
+#include "api/tensor/tensor.h"
+#include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

@@ -1,4 +1,4 @@
-// api/math_reduction.cc: the catalogue's D5 reductions, each form (no dim, dims, keepdim,
+// api/math/math_reduction.cc: the catalogue's D5 reductions, each form (no dim, dims, keepdim,
 // dtype, unbiased, several results) checked against the same libtorch call made directly,
 // with data, with handles and into an output handle; bad arguments name the function and
 // change nothing.
@@ -43,13 +43,13 @@
 #include <ATen/ops/var.h>
 #include <ATen/ops/var_mean.h>
 
-#include "api/container.h"
-#include "api/math_catalogue.h"
-#include "api/pointer.h"
-#include "api/tensor.h"
+#include "api/tensor/container.h"
+#include "api/math/math_catalogue.h"
+#include "api/core/pointer.h"
+#include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

@@ -1,4 +1,4 @@
-// api/math_catalogue.h's spectral group (D7): every transform, frequency, shift and window
+// api/math/math_catalogue.h's spectral group (D7): every transform, frequency, shift and window
 // function checked against the same libtorch call made directly, as data, as handles, into an
 // output handle; defaults and every optional argument; errors that name the function and
 // change nothing.
@@ -35,12 +35,12 @@
 #include <ATen/ops/kaiser_window.h>
 #include <ATen/ops/randn.h>
 
-#include "api/math_catalogue.h"
-#include "api/tensor.h"
-#include "api/tensor_creation.h"
+#include "api/math/math_catalogue.h"
+#include "api/tensor/tensor.h"
+#include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
 
 namespace kscope {

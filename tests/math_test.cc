@@ -1,4 +1,4 @@
-// api/math.h, api/shape.h, api/autograd.h: results checked against the same libtorch calls
+// api/math/math.h, api/tensor/shape.h, api/tensor/autograd.h: results checked against the same libtorch calls
 // made directly; ktorch's conventions (data in -> data out, handle in -> handle out, out
 // handle -> written there); the autograd sessions of seeds 001 and 004.
 #include <ATen/ops/add.h>
@@ -16,7 +16,7 @@
 #include <ATen/ops/var.h>
 
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_test {

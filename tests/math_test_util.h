@@ -12,9 +12,9 @@
 #include <ATen/ops/equal.h>
 #include <gtest/gtest.h>
 
-#include "api/container.h"
-#include "api/tensor.h"
-#include "api/tensor_creation.h"
+#include "api/tensor/container.h"
+#include "api/tensor/tensor.h"
+#include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 
 namespace kscope::testing {

@@ -1,13 +1,13 @@
-// api/model_data.h with several tensors: inputs and targets given as vectors, dictionaries,
+// api/model/model_data.h with several tensors: inputs and targets given as vectors, dictionaries,
 // (vector;indices), (dictionary;keys) and lists of parts; the forms kept and given back; every
-// tensor batched together; the errors that change nothing. api/model_run.h with such data: a
+// tensor batched together; the errors that change nothing. api/model/model_run.h with such data: a
 // two-input forward, a loss with two targets (bce with weights), and the recurrent `hidden
 // option and metrics (state carried from batch to batch, hidden and hiddencell reported).
 #include <ATen/ATen.h>
 
 #include "api/kscope/kscope.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace model_data_test {

@@ -1,12 +1,12 @@
-// api/model_data.h: a model's training and testing data — batch counts, the size mismatch
+// api/model/model_data.h: a model's training and testing data — batch counts, the size mismatch
 // error, batching as windows onto the stored tensors (seed 004's sessions), epochs that start
-// with a shuffle, unshuffle, and tasks taking interleaved batches. api/model_run.h: loss,
+// with a shuffle, unshuffle, and tasks taking interleaved batches. api/model/model_run.h: loss,
 // backward, backstep (lbfgs through the closure) and run/testrun metrics; spirals trained by run.
 #include <ATen/ATen.h>
 
 #include "api/kscope/kscope.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
@@ -96,7 +96,7 @@ TEST_F(ModelRunTest, ShuffledEpochsUnshuffle) {
     EXPECT_EQ(seen.size(), 20u);
     EXPECT_TRUE(at::equal(Target(m), Input(m) * 10));
   }
-  shuffle(m);  // api/batch.h's shuffle on a model
+  shuffle(m);  // api/data/batch.h's shuffle on a model
   EXPECT_FALSE(at::equal(x, at::arange(20)));
   model_unshuffle(m);
   EXPECT_TRUE(at::equal(x, at::arange(20)));

@@ -1,12 +1,12 @@
-// api/model.h: models made of a module, a loss and an optimizer (consumed in any order, parts
+// api/model/model.h: models made of a module, a loss and an optimizer (consumed in any order, parts
 // replaced and handed back), their training and testing options (defaults, get and set by
 // name, validation with roll-back), and recreation from a description and from a state.
 #include <ATen/ATen.h>
 
-#include "api/model.h"
-#include "api/nn/model_object.h"
+#include "api/model/model.h"
+#include "api/model/model_object.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {
@@ -238,12 +238,12 @@ TEST_F(ModelTest, BadStateCreatesNothing) {
   const Handle m = SmallModel();
   ModelState s = model_state(m);
   s.train.emplace_back("shuffle", std::string("x"));
-  const std::uint64_t before = testing::HighestHandleId();
+  const LeakCheck check;
   EXPECT_EQ(ErrorOf([&] { model(s); }), "train: option `shuffle given more than once");
   s = model_state(m);
   s.loss.kind = "foo";
   EXPECT_EQ(ErrorOf([&] { model(s); }), "unrecognized loss function: foo");
-  EXPECT_EQ(testing::LeakedRows(before), "");
+  EXPECT_THAT(check.Leaks(), ::testing::IsEmpty());
 }
 
 }  // namespace model_test

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "api/module.h"
-#include "api/module_state.h"
+#include "api/nn/module.h"
+#include "api/nn/module_state.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope::testing {
 

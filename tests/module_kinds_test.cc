@@ -1,4 +1,4 @@
-// The module kind tables (api/nn/module_kinds*.cc), one row per kind or option form: each
+// The module kind tables (api/nn/kinds/*.cc), one row per kind or option form: each
 // module is made from a positional (and named) definition, run against the same computation
 // written with ATen's functions and the module's own parameters, queried back with describe,
 // and remade from the query, standalone and as a sequential's child, to give the same query and
@@ -7,9 +7,10 @@
 #include <cmath>
 #include <limits>
 
-#include "api/module.h"
+#include "api/nn/module.h"
+#include "api/nn/options.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/module_case.h"
 
 namespace kscope {
@@ -344,6 +345,19 @@ TEST_F(KindTableTest, DefaultsShowInTheQuery) {
   const std::vector<ModuleRow> rrelu = describe(module(Def("rrelu")));
   EXPECT_EQ(rrelu[0].options[0].second, nn::OptionValue(1.0 / 8));
   EXPECT_EQ(rrelu[0].options[1].second, nn::OptionValue(1.0 / 3));
+}
+
+// A kind's code reads its options by type; reading one as another type is a kscope::Error naming
+// the kind and the option, not a std::bad_variant_access.
+TEST_F(KindTableTest, OptionsReadAsAnotherTypeFailNamingTheOption) {
+  const nn::OptionSpec specs[] = {{"in", nn::OptionType::kLong, std::int64_t{1}},
+                                  {"fn", nn::OptionType::kSymbol, std::string("relu")}};
+  const nn::OptionSet o = nn::OptionSet::Parse("probe", specs, {std::int64_t{3}}, {});
+  EXPECT_EQ(o.Long("in"), 3);
+  EXPECT_EQ(o.Symbol("fn"), "relu");
+  EXPECT_EQ(ErrorOf([&] { o.Double("in"); }), "probe: option `in read as double, holds long");
+  EXPECT_EQ(ErrorOf([&] { o.Longs("fn"); }), "probe: option `fn read as long list, holds symbol");
+  EXPECT_EQ(ErrorOf([&] { o.Bool("out"); }), "probe: no option `out");
 }
 
 }  // namespace module_kinds_test

@@ -1,8 +1,8 @@
-// api/module_parameters.h: buffers, submodules and their kinds, freezing, and copying or
+// api/nn/module_parameters.h: buffers, submodules and their kinds, freezing, and copying or
 // averaging parameter values, checked against the module's own tensors.
-#include "api/module_parameters.h"
+#include "api/nn/module_parameters.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace module_parameters_test {

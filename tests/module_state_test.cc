@@ -1,9 +1,9 @@
-// api/module_state.h: a module's state, recreating the module from it (same outputs on the
+// api/nn/module_state.h: a module's state, recreating the module from it (same outputs on the
 // same inputs), cloning, and bad states refused with nothing left behind.
-#include "api/module_state.h"
-#include "api/module_parameters.h"
+#include "api/nn/module_state.h"
+#include "api/nn/module_parameters.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace module_state_test {

@@ -1,10 +1,10 @@
-// api/module.h: defining modules ktorch's way, querying them back, running them against
+// api/nn/module.h: defining modules ktorch's way, querying them back, running them against
 // libtorch's own modules, and reaching their parameters and children.
 #include <torch/nn/modules/linear.h>
 
-#include "api/module.h"
+#include "api/nn/module.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace module_test {
@@ -105,6 +105,9 @@ TEST_F(ModuleTest, SequentialTreeSeed000) {
   module(q, Def("drop", {0.0}));
   EXPECT_THAT(childnames(q), ElementsAre("0", "1", "2"));
   EXPECT_EQ(ErrorOf([&] { module(lin, Def("relu")); }), "module: linear is not a container, it cannot have child modules");
+  // By index, in childnames order.
+  EXPECT_EQ(describe(child(q, std::int64_t{2}))[0].kind, "drop");
+  EXPECT_EQ(ErrorOf([&] { child(q, std::int64_t{3}); }), "child: index 3 invalid for a module with 3 child module(s)");
 }
 
 TEST_F(ModuleTest, ParametersAreSharedNotCopied) {

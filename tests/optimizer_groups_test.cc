@@ -1,4 +1,4 @@
-// api/optimizer.h: parameter groups (ktorch's opt(o;group;params;opts..)), parameters taken
+// api/nn/optimizer.h: parameter groups (ktorch's opt(o;group;params;opts..)), parameters taken
 // from modules, children, tensors, vectors and dictionaries, per-group options and learning
 // rates, the parms rows of `opt o`, and the modules an optimizer keeps alive.
 #include <torch/nn/functional/linear.h>
@@ -8,7 +8,7 @@
 
 #include "api/nn/optimizer_object.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

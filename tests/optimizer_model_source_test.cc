@@ -1,12 +1,12 @@
-// api/optimizer.h with a model as the parameter source (ktorch's opt(`sgd;m), opt(`adam;0;(m;`2)),
+// api/nn/optimizer.h with a model as the parameter source (ktorch's opt(`sgd;m), opt(`adam;0;(m;`2)),
 // opt(o;1;m)): the model's module's parameters, whole or by child, shared and kept alive as a
 // module's are; the errors for other classes.
 #include <ATen/ATen.h>
 
-#include "api/model.h"
-#include "api/model_run.h"
+#include "api/model/model.h"
+#include "api/model/model_run.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

@@ -1,4 +1,4 @@
-// api/optimizer_state.h: an optimizer's state (options, parms rows, buffers) and a new
+// api/nn/optimizer_state.h: an optimizer's state (options, parms rows, buffers) and a new
 // optimizer made from it over another module, which must take the very step the original
 // takes next; bad states change nothing.
 #include <functional>
@@ -6,9 +6,9 @@
 #include <torch/optim/lbfgs.h>
 
 #include "api/nn/optimizer_object.h"
-#include "api/optimizer_state.h"
+#include "api/nn/optimizer_state.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

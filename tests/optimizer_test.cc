@@ -1,7 +1,7 @@
-// api/optimizer.h: defining optimizers ktorch's way, querying them back, the module references
+// api/nn/optimizer.h: defining optimizers ktorch's way, querying them back, the module references
 // they hold, stepping them against libtorch's own optimizers, their state buffers, learning
 // rates, lbfgs (defined and queried, refused by step), and resetting gradients through a
-// module or an optimizer (api/autograd.h).
+// module or an optimizer (api/tensor/autograd.h).
 #include <functional>
 
 #include <torch/nn/functional/linear.h>
@@ -10,11 +10,11 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/optim/sgd.h>
 
-#include "api/module.h"
+#include "api/nn/module.h"
 #include "api/nn/optimizer_object.h"
-#include "api/optimizer.h"
+#include "api/nn/optimizer.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace optimizer_test {

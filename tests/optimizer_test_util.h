@@ -6,7 +6,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
 
-#include "api/module.h"
+#include "api/nn/module.h"
 #include "api/nn/module_object.h"
 
 namespace kscope::testing {

@@ -3,7 +3,7 @@
 // isreal), k data in gives k data out (sparse: the dense form, k having no sparse arrays), a
 // pointer in gives a pointer out. Expected values are libtorch's for the same calls (to_sparse,
 // sparse_mask, indices, values, to_dense, coalesce, real, imag, isreal), worked out by hand;
-// api/sparse.h's and api/complex_parts.h's tests compare with those calls made directly. A bad
+// api/tensor/sparse.h's and api/tensor/complex_parts.h's tests compare with those calls made directly. A bad
 // argument of each form gives an error naming the function and leaves the pointers as they were
 // (the fixture fails a test that leaves a pointer behind).
 #include <string>

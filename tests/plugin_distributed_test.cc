@@ -1,4 +1,4 @@
-// Process groups through the plugin (q/distributed_fns.cc), with a group of one rank in this
+// Process groups through the plugin (q/distributed/distributed_fns.cc), with a group of one rank in this
 // process: group's argument forms and the dictionary of what a group was made from,
 // allreduce/broadcast in place on pointers and data in -> data out, allgather, barrier, the
 // default group, a model bound with distribute (its tasks, run and testrun with the group

@@ -1,5 +1,5 @@
 // help, setting, seed, cudadevices, cudadevice, sync, config and version through the plugin
-// (q/help_fns.cc, q/setting_fns.cc, q/environment_fns.cc), with the errors of bad arguments
+// (q/env/help_fns.cc, q/env/setting_fns.cc, q/env/environment_fns.cc), with the errors of bad arguments
 // (which change nothing). The plugin test binary has no libtorch of its own: settings are read
 // back through the plugin (tests/environment_test.cc checks the api against libtorch directly).
 #include "absl/strings/numbers.h"

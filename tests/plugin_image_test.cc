@@ -1,7 +1,7 @@
 // png and makegrid through the plugin, as q calls them: png(`:file;img) with k bytes or a pointer
 // writes a file libpng reads back pixel for pixel and returns the file symbol; makegrid of k data
 // gives k data, of a pointer a pointer, laid out as torchvision's make_grid (a small grid written
-// out by hand; api/image.h's tests check the layout's formula cell by cell). Bad arguments give
+// out by hand; api/tensor/image.h's tests check the layout's formula cell by cell). Bad arguments give
 // errors naming the function and create nothing.
 #include <cstdio>
 #include <string>

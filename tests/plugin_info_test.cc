@@ -1,4 +1,4 @@
-// The tensor information functions of group A through the plugin (q/info_fns.cc), for a tensor
+// The tensor information functions of group A through the plugin (q/tensor/info_fns.cc), for a tensor
 // (atom), a vector (list) and a dictionary (k dictionary), with the errors of bad arguments. The
 // plugin test binary has no libtorch of its own: expected values are libtorch's results for the
 // same calls (tests/environment_test.cc checks the api against libtorch directly).

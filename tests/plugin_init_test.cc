@@ -3,7 +3,7 @@
 // index/key, module parameters and buffers by name, and gain. The random forms are checked
 // against the draw they make from the same seed (knormal/xnormal are randn scaled by the std
 // libtorch's formula gives for the options, kuniform/xuniform rand mapped onto [-bound, bound]),
-// so each option is seen to reach libtorch; api/init.h's own tests compare with libtorch's calls.
+// so each option is seen to reach libtorch; api/nn/init.h's own tests compare with libtorch's calls.
 // Bad arguments of each form give the function's error and change no value.
 #include <cmath>
 #include <string>

@@ -58,7 +58,7 @@ TEST_F(PluginManipulationTest, CopytoEveryFormLeavesTheSource) {
   Call("free", List({t.share(), e.share(), c.share(), c2.share(), c3.share(), c4.share(), v.share()}));
 }
 
-// Enable once q/move_fns.cc's `to` replaces q/tensor_fns.cc's (until then `to` is the old adapter).
+// Enable once q/core/move_fns.cc's `to` replaces q/tensor/tensor_fns.cc's (until then `to` is the old adapter).
 TEST_F(PluginManipulationTest, ToEveryFormInPlace) {
   KRef t = Six();
   KRef e = Call("tensor", "1 2j");

@@ -1,7 +1,7 @@
 // The math catalogue through the plugin, as q calls it: the one argument parser (k data in ->
 // k out, pointers in -> a pointer out, a trailing output pointer, `::` in place, `::` as a
 // placeholder for an optional argument, a matrix given as a general list) on the pointwise
-// group D1-D3, and every name of ktorch's group D exported. api/math_catalogue.h's own tests
+// group D1-D3, and every name of ktorch's group D exported. api/math/math_catalogue.h's own tests
 // compare each function with libtorch; here each form is checked against the k-data form and
 // against values computed in C++.
 #include <algorithm>

@@ -4,7 +4,7 @@
 // each pointer form checked against the k-data form drawn from the same seed, and normal and
 // uniform against the plugin's randn/rand draws scaled; bernoulli and multinomial on data,
 // pointers and into an output pointer (probabilities of 0 and 1 make their draws certain).
-// api/random_fill.h's own tests compare every call with libtorch's. Bad arguments of each form
+// api/tensor/random_fill.h's own tests compare every call with libtorch's. Bad arguments of each form
 // give the function's error and change nothing.
 #include <cmath>
 #include <string>

@@ -1,5 +1,5 @@
-// kscope's own q functions through the k host: scope[], endscope, withscope, setting; the
-// equivalent of q/kscope.q's withscope helpers as plugin calls.
+// kscope's own q functions through the k host: scope[], endscope, withscope, leaks, setting;
+// the equivalent of q/kscope.q's withscope and .kscope.leaks helpers as plugin calls.
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
@@ -98,6 +98,36 @@ TEST_F(ScopeFnsTest, AnErrorInsideWithscopeLeavesNoPointerBehind) {
   KRef t(kq::Enlist(kq::Long(created)));
   EXPECT_EQ(S1(Call("mapped", t)), "0b");
   EXPECT_EQ(S1(Call("setting", "`scope")), "0");
+}
+
+TEST_F(ScopeFnsTest, LeaksListsFreesAndChecksWhatCodeLeftBehind) {
+  // q)c:leaks[]; t:tensor 1 2; leaks c   -> t's obj[] row; leaks(c;`free) -> 1
+  KRef before = Call("tensor", "0");
+  KRef c = Call("leaks");
+  EXPECT_EQ(S1(Call("leaks", c)), "+`ptr`class`device`dtype`size`elements`bytes`scope`origin!"
+                                  "(();`symbol$();`symbol$();`symbol$();();`long$();`long$();`long$();`symbol$())");
+  KRef t = Call("tensor", "1 2");
+  KRef m = Call("module", "(`linear;1;1)");
+  const std::string rows = S1(Call("leaks", c));
+  EXPECT_THAT(rows, HasSubstr(";`tensor`module;"));   // the class column
+  EXPECT_THAT(rows, HasSubstr(";`tensor`module)"));   // the origin column: the creating calls
+  EXPECT_EQ(S1(Call("leaks", List({c.share(), kq::Sym("free")}))), "2");
+  EXPECT_EQ(S1(Call("mapped", t)), "0b");
+  EXPECT_EQ(S1(Call("mapped", m)), "0b");
+  EXPECT_EQ(S1(Call("mapped", before)), "1b");  // made before the checkpoint: not the code's
+  // `check: `::` when clean; else frees and signals, naming each pointer's class and origin.
+  EXPECT_EQ(S1(Call("leaks", List({c.share(), kq::Sym("check")}))), "::");
+  KRef u = Call("tensor", "(`zeros;3)");
+  EXPECT_EQ(Error("leaks", List({c.share(), kq::Sym("check")})),
+            "leaks: 1 pointer(s) left behind, now freed: tensor from zeros");
+  EXPECT_EQ(S1(Call("mapped", u)), "0b");
+  Call("free", before);
+}
+
+TEST_F(ScopeFnsTest, BadLeaksArguments) {
+  EXPECT_EQ(Error("leaks", "-1"), "leaks: expecting a checkpoint from leaks[], given -1");
+  EXPECT_EQ(Error("leaks", "(0;`keep)"), "leaks: expecting `free or `check, given `keep");
+  EXPECT_THAT(Error("leaks", "(0;`free;1)"), HasSubstr("leaks"));
 }
 
 TEST_F(ScopeFnsTest, StrictSetting) {

@@ -549,7 +549,7 @@ TEST_F(PluginModelBackwardTest, ModelBackwardAndBatchGradientsSeed004) {
 TEST_F(PluginModelBackwardTest, ModelBackwardGivesTheLossAsARealSeed004) {
   // q)backward m -> 2.358e, and in the batch loop l -> 2.146 2.302 2.602 2.43e; also the spirals'
   // g[m;x;y] -> 0.8101332e: backward on a model returns the loss as a k scalar of the loss's
-  // type (real here). Ours returns a float (q/autograd_fns.cc: kf(model_backward(..))).
+  // type (real here). Ours returns a float (q/tensor/autograd_fns.cc: kf(model_backward(..))).
   Call("input", List({m_.share(), x_.share()}));
   Call("target", List({m_.share(), y_.share()}));
   EXPECT_EQ(Call("backward", m_)->t, -kabi::kReal);
@@ -625,7 +625,7 @@ TEST_F(PluginSeedTrainingTest, BackstepWithLbfgsAndACallbackSeed004) {
 
 TEST_F(PluginSeedTrainingTest, BackstepGivenAScalarInputSeed004) {
   // q)backstep(m;0;1 2 3.0): ours fails "backstep: expected data with at least one dimension,
-  // given a scalar" (api/model_data.cc): data given to backstep is not batched, a scalar will do.
+  // given a scalar" (api/model/model_data.cc): data given to backstep is not batched, a scalar will do.
   BackstepWithLbfgsAndACallback(kq::Long(0));
 }
 
@@ -694,7 +694,7 @@ TEST_F(PluginSeedTrainingTest, RunAndTestrunMetricsSeed004) {
 
 TEST_F(PluginSeedTrainingTest, RunLossIsAFloatSeed004) {
   // q)r:run m   r -> loss| 2.44: q shows a real atom as 2.44e, so ktorch's loss metric is a float.
-  // Ours is a real (api/model_run.cc Collector: Losses().mean() of the real batch losses).
+  // Ours is a real (api/model/model_run.cc Collector: Losses().mean() of the real batch losses).
   KRef q = Call("module", "enlist(`linear;784;10)");
   KRef m = SgdModel(q);
   Set("train", m, {"batchsize", "dictionary", "metrics"}, "(10;1b;`loss`batchloss)");

@@ -1,6 +1,6 @@
-// api/pointer.h: seed 000 (ktorch's pointers page) reproduced in C++.
+// api/core/pointer.h: seed 000 (ktorch's pointers page) reproduced in C++.
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace pointer_test {

@@ -1,4 +1,4 @@
-// api/random_fill.h against libtorch's own draws made with the generator seeded the same: every
+// api/tensor/random_fill.h against libtorch's own draws made with the generator seeded the same: every
 // fill (and each of its forms) on data and on a tensor handle, integer dtypes where libtorch
 // takes them, vectors and dictionaries whole or by index/key, module parameters by name
 // (leaves keep requires_grad); bernoulli and multinomial on data, on handles and into an output
@@ -13,9 +13,9 @@
 #include <ATen/ops/randn.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/random_fill.h"
+#include "api/tensor/random_fill.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
 
 namespace kscope {

@@ -1,5 +1,5 @@
-// The recurrent and transformer module kinds (api/nn/module_kinds_recurrent.cc and
-// module_kinds_transformer.cc), one row per kind or option form: each module is made from a
+// The recurrent and transformer module kinds (api/nn/kinds/recurrent.cc and
+// api/nn/kinds/transformer.cc), one row per kind or option form: each module is made from a
 // definition, run on the row's inputs beside libtorch's own module built with the same options
 // and given the same parameters, queried back with describe, and remade from the query to give
 // the same query, parameters and outputs. Forwards return every part libtorch's does (output
@@ -16,9 +16,9 @@
 #include <torch/nn/modules/transformercoder.h>
 #include <torch/nn/modules/transformerlayer.h>
 
-#include "api/module.h"
+#include "api/nn/module.h"
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace recurrent_kinds_test {

@@ -8,7 +8,7 @@
 
 #include "runtime/accounting.h"
 #include "runtime/handle_table.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace runtime_test {

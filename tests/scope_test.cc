@@ -1,16 +1,20 @@
 // scope/: the per-thread scope stack, the Scope guard, with_scope, strict mode, grad policy,
 // and the OCaml refcount-scope cases (scope-rules.md 4.4).
 #include <ATen/ops/empty.h>
+#include <gtest/gtest-spi.h>
 #include <c10/core/GradMode.h>
 #include <c10/core/InferenceMode.h>
 
+#include <array>
 #include <condition_variable>
+#include <map>
+#include <optional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
 
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace scope_test {
@@ -103,6 +107,27 @@ TEST_F(ScopeTest, WithScopeHandsOffVectorsAndTuples) {
   });
   EXPECT_EQ(plain, 7);
   EXPECT_EQ(live_handles(), 4u);
+}
+
+TEST_F(ScopeTest, WithScopeHandsOffPairsOptionalsMapsAndArrays) {
+  auto outer = Scope::Open();
+  const auto [first, second] = with_scope([] { return std::make_pair(zeros({1}), ones({2})); });
+  const std::optional<Handle> maybe = with_scope([] { return std::optional<Handle>(ones({3})); });
+  const std::optional<Handle> none = with_scope([] {
+    static_cast<void>(ones({3}));
+    return std::optional<Handle>();
+  });
+  const std::map<std::string, std::vector<Handle>> named = with_scope([] {
+    return std::map<std::string, std::vector<Handle>>{{"x", {zeros({1})}}, {"y", {}}};
+  });
+  const std::array<Handle, 2> pair_of = with_scope([] { return std::array<Handle, 2>{zeros({1}), ones({1})}; });
+  const at::Tensor data = with_scope([] { return at::ones({2}); });
+  EXPECT_FALSE(none.has_value());
+  EXPECT_EQ(data.numel(), 2);
+  EXPECT_EQ(live_handles(), 6u);
+  for (Handle h : {first, second, *maybe, named.at("x").at(0), pair_of[0], pair_of[1]}) {
+    EXPECT_TRUE(mapped(h));
+  }
 }
 
 TEST_F(ScopeTest, ExceptionsReleaseEverythingAndHandOffNothing) {
@@ -416,19 +441,66 @@ TEST_F(ScopeTest, HandOffFromAnotherThreadsScopeIsRefused) {
 namespace kscope {
 namespace scope_test {
 
-using LeakFixtureTest = testing::LeakCheckTest;
+using LeakCheckKitTest = testing::LeakCheckTest;
 
-TEST_F(LeakFixtureTest, ReportsHandlesThatOutliveTheirTest) {
-  const std::uint64_t before = testing::HighestHandleId();
-  EXPECT_EQ(testing::LeakedRows(before), "");
+TEST_F(LeakCheckKitTest, ReportsHandlesCreatedSinceTheCheckpointWithTheirRows) {
+  const LeakCheck check;
+  EXPECT_TRUE(check.Clean());
+  EXPECT_EQ(check.Report(), "");
   Handle leaked = zeros({2, 3});
-  const std::string rows = testing::LeakedRows(before);
-  EXPECT_THAT(rows, ::testing::MatchesRegex(absl::StrFormat(
-                        "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
-                        "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n",
-                        leaked.id())));
+  ASSERT_EQ(check.Leaks().size(), 1u);
+  EXPECT_EQ(check.Leaks()[0].ptr, leaked);
+  EXPECT_EQ(check.Leaks()[0].origin, "zeros");
+  EXPECT_THAT(check.Report(), ::testing::MatchesRegex(absl::StrFormat(
+                                  "1 handle\\(s\\) created since the checkpoint still alive:\n"
+                                  "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
+                                  "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n"
+                                  "  ptr %d \\(from zeros\\) owned by the root scope\n",
+                                  leaked.id(), leaked.id())));
   kscope::free(leaked);
-  EXPECT_EQ(testing::LeakedRows(before), "");
+  EXPECT_TRUE(check.Clean());
+}
+
+TEST_F(LeakCheckKitTest, NamesTheOwningScopeAndReleasesScopesLeftOpen) {
+  LeakCheck check;
+  const ScopeId inner = OpenScope();
+  const Handle h = ones({1});
+  EXPECT_EQ(check.ScopesLeftOpen(), 1);
+  EXPECT_THAT(check.Report(),
+              ::testing::HasSubstr("1 scope(s) opened since the checkpoint still open\n"));
+  EXPECT_THAT(check.Report(), ::testing::HasSubstr(absl::StrFormat(
+                                  "ptr %d (from ones) owned by scope %d of this thread", h.id(), inner)));
+  EXPECT_EQ(LeakCheck::After(check.checkpoint_id()).ScopesLeftOpen(), 0);
+  EXPECT_EQ(check.Release(), 1u);
+  EXPECT_EQ(ScopeDepth(), 0);
+  EXPECT_FALSE(mapped(h));
+  EXPECT_TRUE(check.Clean());
+}
+
+TEST_F(LeakCheckKitTest, AfterAnIdSeesOnlyLaterHandles) {
+  const Handle earlier = ones({1});
+  LeakCheck check = LeakCheck::After(earlier.id());
+  EXPECT_TRUE(check.Leaks().empty());
+  const Handle later = ones({1});
+  ASSERT_EQ(check.Leaks().size(), 1u);
+  EXPECT_EQ(check.Leaks()[0].ptr, later);
+  EXPECT_EQ(check.Release(), 1u);
+  EXPECT_TRUE(mapped(earlier));
+  kscope::free(earlier);
+}
+
+// The GoogleTest side of the kit: a test that leaks gets a failure naming the row, and the
+// handles and scopes it left are cleaned up.
+TEST_F(LeakCheckKitTest, TestCheckFailsALeakingTestAndCleansUp) {
+  testing::TestLeakCheck test_check;
+  test_check.Begin();
+  const Handle leaked = randn({3});
+  static_cast<void>(OpenScope());
+  EXPECT_NONFATAL_FAILURE(test_check.End(), "randn");
+  EXPECT_FALSE(mapped(leaked));
+  EXPECT_EQ(ScopeDepth(), 0);
+  test_check.Begin();
+  EXPECT_NO_FATAL_FAILURE(test_check.End());
 }
 
 }  // namespace scope_test

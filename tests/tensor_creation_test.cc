@@ -1,4 +1,4 @@
-// api/tensor_creation.h and the ktorch `tensor` forms of api/tensor.h: every creation mode, its
+// api/tensor/tensor_creation.h and the ktorch `tensor` forms of api/tensor/tensor.h: every creation mode, its
 // _like and _out forms, every option symbol, copying data into a tensor, selecting values, and
 // a vector's or dictionary's elements as new handles; each checked against the same libtorch
 // call made directly.
@@ -11,7 +11,7 @@
 #include <ATen/ops/sparse_coo_tensor.h>
 
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace tensor_creation_test {

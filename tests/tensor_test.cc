@@ -1,4 +1,4 @@
-// api/tensor.h, api/info.h, api/container.h: creation, values, conversion, info, vectors and
+// api/tensor/tensor.h, api/tensor/info.h, api/tensor/container.h: creation, values, conversion, info, vectors and
 // dictionaries.
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/eye.h>
@@ -7,7 +7,7 @@
 #include <c10/util/Half.h>
 
 #include "tests/error_text.h"
-#include "tests/leak_check.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace tensor_test {

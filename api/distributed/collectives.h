@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "api/operand.h"
+#include "api/core/operand.h"
 #include "runtime/handle.h"
 
 namespace kscope {

@@ -5,7 +5,7 @@
 
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
-#include "api/nn/model_object.h"
+#include "api/model/model_object.h"
 
 namespace kscope {
 

@@ -14,7 +14,7 @@
 
 #include "api/distributed/failure_text.h"
 #include "api/distributed/rendezvous.h"
-#include "api/environment.h"
+#include "api/env/environment.h"
 #include "absl/strings/str_format.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"

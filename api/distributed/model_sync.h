@@ -1,6 +1,6 @@
 // Model synchronization — what a model bound to a process group (api/distributed/distribute.h)
 // exchanges with the other ranks: its starting values, each training step's gradients, and the
-// numbers behind its epoch metrics. Used by distribute() and by api/model_run.cc; every function
+// numbers behind its epoch metrics. Used by distribute() and by api/model/model_run.cc; every function
 // here is a collective, so every rank must call the same ones in the same order.
 //
 // Errors: kscope::Error naming fn: ranks that disagree (a model of another structure, another
@@ -23,12 +23,12 @@
 #include <ATen/core/Tensor.h>
 
 #include "api/distributed/group_object.h"
-#include "api/nn/model_object.h"
+#include "api/model/model_object.h"
 
 namespace kscope::distributed {
 
 // Overwrites the model's parameters, buffers and optimizer state (each parameter's buffers and
-// counts: api/optimizer_state.h) with rank 0's. The module's structure and the optimizer state's
+// counts: api/nn/optimizer_state.h) with rank 0's. The module's structure and the optimizer state's
 // (which parameters have state, each buffer's name and size) must be the same on every rank:
 // the state of a fresh optimizer, or the same state loaded everywhere.
 void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model);

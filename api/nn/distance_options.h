@@ -1,5 +1,5 @@
-// pairwise and similar are both layers (module_kinds_distance.cc) and losses
-// (loss_kinds_other.cc), with the same options (ktorch-api.md §2.1, §2.2): one option list and
+// pairwise and similar are both layers (api/nn/kinds/distance.cc) and losses
+// (api/nn/kinds/losses_other.cc), with the same options (ktorch-api.md §2.1, §2.2): one option list and
 // one mapping onto libtorch's options for each, shared by the two tables.
 //
 // Internal to api/nn. Thread-safety: pure functions.

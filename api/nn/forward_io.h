@@ -10,7 +10,7 @@
 #include <string>
 
 #include "api/nn/module_kind.h"
-#include "api/operand.h"
+#include "api/core/operand.h"
 
 namespace kscope::nn {
 

@@ -1,5 +1,5 @@
 // The names of every module, loss and optimizer kind, in the order of their tables
-// (module_kinds.cc, loss_kinds.cc, optimizer_kinds.cc); look each one up with FindModuleKind,
+// (api/nn/kinds/module_table.cc, losses.cc, optimizers.cc); look each one up with FindModuleKind,
 // FindLossKind or FindOptimizerKind. Built once; thread-safe.
 #ifndef KSCOPE_API_NN_KIND_NAMES_H_
 #define KSCOPE_API_NN_KIND_NAMES_H_

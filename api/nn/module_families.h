@@ -1,4 +1,4 @@
-// The families of module kinds (one table per file, api/nn/module_kinds_*.cc) and the helpers
+// The families of module kinds (one table per file, api/nn/kinds/*.cc) and the helpers
 // their tables share: building a leaf kind from a libtorch class and its options, required
 // options, long-or-long-list options as libtorch's ExpandingArray, and the checks that make an
 // option value libtorch would only reject at forward fail when the module is made.
@@ -25,7 +25,7 @@
 
 namespace kscope::nn {
 
-// The families: each returns its kinds, module_kinds.cc joins them into one table.
+// The families: each returns its kinds, kinds/module_table.cc joins them into one table.
 std::vector<ModuleKind> ActivationKinds();  // relu .. mish, softmax softmin logsoftmax
 std::vector<ModuleKind> DropoutKinds();     // drop drop2d drop3d adrop fadrop
 std::vector<ModuleKind> ConvKinds();        // conv1d conv2d conv3d convtranspose1d-3d
@@ -38,7 +38,7 @@ std::vector<ModuleKind> PaddingKinds();     // pad1d pad2d pad3d reflect1d refle
 std::vector<ModuleKind> RecurrentKinds();   // rnn gru lstm
 std::vector<ModuleKind> TransformerKinds(); // attention transformer encoderlayer decoderlayer encoder decoder
 std::vector<ModuleKind> ContainerKinds();   // seqnest seqlist seqdict seqjoin fork residual recur ...
-ModuleKind CallbackKind();                  // callback (api/callback.h)
+ModuleKind CallbackKind();                  // callback (api/nn/callback_registry.h)
 // The k-api layers (not PyTorch modules; ktorch's docs/kmodules.rst):
 std::vector<ModuleKind> KShapeKinds();      // cat mul matmul expand reshape permute transpose squeeze ...
 std::vector<ModuleKind> KTransformKinds();  // onehot pad randomcrop randomflip zscore droppath

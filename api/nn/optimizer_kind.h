@@ -22,7 +22,7 @@
 
 #include "absl/strings/string_view.h"
 #include "api/nn/options.h"
-#include "api/optimizer_state.h"
+#include "api/nn/optimizer_state.h"
 
 namespace kscope::nn {
 

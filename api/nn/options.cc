@@ -174,16 +174,30 @@ const OptionValue& OptionSet::At(const char* name) const {
 }
 
 bool OptionSet::IsNull(const char* name) const { return std::holds_alternative<std::monostate>(At(name)); }
-bool OptionSet::Bool(const char* name) const { return std::get<bool>(At(name)); }
-std::int64_t OptionSet::Long(const char* name) const { return std::get<std::int64_t>(At(name)); }
-double OptionSet::Double(const char* name) const { return std::get<double>(At(name)); }
-const std::string& OptionSet::Symbol(const char* name) const { return std::get<std::string>(At(name)); }
 
-const std::vector<std::string>& OptionSet::Symbols(const char* name) const {
-  return std::get<std::vector<std::string>>(At(name));
+// Option `name` as a T; a value of another type is the caller's mistake reading the option,
+// reported as kscope::Error naming the kind and option rather than std::bad_variant_access.
+template <typename T>
+const T& OptionSet::Typed(const char* name, const char* wanted) const {
+  const OptionValue& v = At(name);
+  if (const T* typed = std::get_if<T>(&v)) return *typed;
+  Fail("%s: option `%s read as %s, holds %s", kind_, name, wanted, ValueName(v));
 }
 
-const NamedTensors& OptionSet::Tensors(const char* name) const { return std::get<NamedTensors>(At(name)); }
+bool OptionSet::Bool(const char* name) const { return Typed<bool>(name, "boolean"); }
+std::int64_t OptionSet::Long(const char* name) const { return Typed<std::int64_t>(name, "long"); }
+double OptionSet::Double(const char* name) const { return Typed<double>(name, "double"); }
+const std::string& OptionSet::Symbol(const char* name) const { return Typed<std::string>(name, "symbol"); }
+const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
+  return Typed<std::vector<std::int64_t>>(name, "long list");
+}
+const std::vector<double>& OptionSet::Doubles(const char* name) const {
+  return Typed<std::vector<double>>(name, "double list");
+}
+const std::vector<std::string>& OptionSet::Symbols(const char* name) const {
+  return Typed<std::vector<std::string>>(name, "symbol list");
+}
+const NamedTensors& OptionSet::Tensors(const char* name) const { return Typed<NamedTensors>(name, "tensors by name"); }
 
 bool operator==(const NamedTensors& a, const NamedTensors& b) {
   if (a.names != b.names || a.tensors.size() != b.tensors.size()) return false;
@@ -221,13 +235,6 @@ std::string OptionsText(const NamedValues& values) {
     absl::StrAppend(out, option.first, "=", OptionText(option.second));
   });
 }
-const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
-  return std::get<std::vector<std::int64_t>>(At(name));
-}
-const std::vector<double>& OptionSet::Doubles(const char* name) const {
-  return std::get<std::vector<double>>(At(name));
-}
-
 namespace {
 
 // One number for a per-dimension value whose dimensions all have it.

@@ -81,7 +81,8 @@ class OptionSet {
 
   // The kind the options belong to, for messages.
   const std::string& kind() const { return kind_; }
-  // The value of option `name`, whatever its type.
+  // The value of option `name`, whatever its type. The typed readers below throw kscope::Error
+  // naming the kind and option for a name the kind does not declare or a value of another type.
   const OptionValue& At(const char* name) const;
   bool IsNull(const char* name) const;
   bool Bool(const char* name) const;
@@ -100,6 +101,8 @@ class OptionSet {
  private:
   OptionSet(std::string kind, absl::Span<const OptionSpec> specs, std::vector<OptionValue> values)
       : kind_(std::move(kind)), specs_(specs), values_(std::move(values)) {}
+  template <typename T>
+  const T& Typed(const char* name, const char* wanted) const;
 
   std::string kind_;
   absl::Span<const OptionSpec> specs_;

@@ -17,7 +17,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost {
 

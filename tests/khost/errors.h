@@ -14,7 +14,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost {
 

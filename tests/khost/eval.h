@@ -21,7 +21,7 @@
 
 #include <string>
 
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/apply.h"
 
 namespace khost {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost {
 

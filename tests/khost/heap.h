@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost {
 

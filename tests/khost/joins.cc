@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/report.h"
 #include "tests/khost/symbols.h"

@@ -11,7 +11,7 @@
 #ifndef KSCOPE_TESTS_KHOST_KHOST_H_
 #define KSCOPE_TESTS_KHOST_KHOST_H_
 
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/apply.h"
 #include "tests/khost/builders.h"
 #include "tests/khost/builtins.h"

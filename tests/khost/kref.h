@@ -9,7 +9,7 @@
 
 #include <utility>
 
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost {
 

@@ -14,7 +14,7 @@
 #define KSCOPE_TESTS_KHOST_PARSE_H_
 
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace kq {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/report.h"
 #include "tests/khost/validate.h"

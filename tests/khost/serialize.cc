@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/errors.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/kref.h"

@@ -8,7 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 #include "tests/khost/heap.h"
 #include "tests/khost/report.h"
 

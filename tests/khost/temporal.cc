@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost::internal {
 namespace {

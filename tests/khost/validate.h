@@ -15,7 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace khost::internal {
 

@@ -3,7 +3,7 @@
 // Built as a MODULE library with the k API symbols left undefined, exactly like a real plugin:
 // they bind at load time to the functions the test executable exports. fns returns
 // `echo`fail`pair!(echo;fail;pair), built as ktorch builds its table (js/jk onto empty lists).
-#include "q/k_abi.h"
+#include "q/convert/k_abi.h"
 
 namespace {
 

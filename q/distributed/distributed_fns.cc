@@ -1,0 +1,170 @@
+// Adapters for data-parallel process groups and their collectives:
+//   group(rank;world;rendezvous)                  -> a group pointer; the default group from now on
+//   group(rank;world;rendezvous;backend)             backend `gloo (default) or `nccl
+//   group(rank;world;rendezvous;[backend;]timeout)   seconds (long or float) to meet and per
+//                                                    collective; default 300
+//     rendezvous: a symbol, `:tcp://host:port (rank 0 serves the port) or a file path (`:/tmp/g),
+//     q's leading colon optional
+//   group g | group[]   what group g (or the default group) was made from, a dictionary
+//                       `rank`world`rendezvous`backend`timeout!(long;long;symbol;symbol;timespan):
+//                       the rendezvous as the group keeps it (without q's leading colon), the
+//                       timeout as a q timespan (0D00:05:00.000000000 by default)
+//   distribute m | distribute(m;g)   binds model m to the default group or group g (a collective,
+//                                    api/distributed/distribute.h); returns ::
+//   distribute(m;::)                 unbinds m (training is local again); returns ::
+//   allreduce x | allreduce(x;op) | allreduce(x;[op;]g)  op: `sum (default) `mean `max `min
+//   broadcast(x;root) | broadcast(x;root;g)
+//     x a tensor, vector or dictionary pointer: changed in place, returns ::
+//     x data (an array, a dictionary of arrays, or a general list of arrays given enlisted or
+//     with further arguments): returns the result as data of the same shape
+//   allgather x | allgather(x;g)    x a tensor pointer -> a vector pointer of every rank's
+//                                   tensor, in rank order; x an array -> a list of arrays
+//   barrier[] | barrier g           returns :: once every rank arrived
+// g, when given, is a group pointer; otherwise the default group (the last `group` made) is used.
+// Every rank must make the same calls in the same order (api/distributed/collectives.h).
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "absl/strings/strip.h"
+#include "api/distributed/collectives.h"
+#include "api/distributed/distribute.h"
+#include "api/distributed/group.h"
+#include "api/core/pointer.h"
+#include "q/convert/args.h"
+#include "q/convert/convert.h"
+#include "q/exports.h"
+#include "q/guard.h"
+#include "runtime/errors.h"
+#include "runtime/object_class.h"
+
+namespace kscope::q {
+namespace {
+
+using kabi::K;
+
+int IntAt(const Args& a, std::size_t i, const char* what) {
+  const std::int64_t v = a.LongAt(i);
+  if (v < INT_MIN || v > INT_MAX) Fail("%s: %s out of range, given %d", a.fn(), what, v);
+  return static_cast<int>(v);
+}
+
+// Seconds as a long or float atom.
+std::chrono::milliseconds SecondsAt(const Args& a, std::size_t i) {
+  if (a[i]->t == -kabi::kFloat) {
+    if (!std::isfinite(a[i]->f)) Fail("%s: timeout must be a finite number of seconds", a.fn());
+    return std::chrono::milliseconds(std::llround(a[i]->f * 1000));
+  }
+  return std::chrono::seconds(a.LongAt(i));
+}
+
+// The trailing group argument at i, or the default group when there is none.
+Handle GroupAt(const Args& a, std::size_t i) { return i < a.size() ? a.PointerAt(i) : Handle(); }
+
+// Data of the class its k shape says: a dictionary, a general list (a vector) or an array.
+Value DataAt(const Args& a, std::size_t i) {
+  K x = a[i];
+  const ObjectClass c = x->t == kabi::kDictionary ? ObjectClass::kDictionary
+                        : x->t == kabi::kMixed   ? ObjectClass::kVector
+                                                 : ObjectClass::kTensor;
+  return ValueFromK(a.fn(), x, c);
+}
+
+// `rank`world`rendezvous`backend`timeout! of a group's options.
+K KFromGroupOptions(const GroupOptions& o) {
+  const std::int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
+  return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout"}),
+                  kabi::knk(5, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous), Symbol(o.backend),
+                            kabi::ktj(-kabi::kTimespan, nanos)));
+}
+
+K Group(K x) {
+  return Guard([&] {
+    const Args a("group", x);
+    if (a.empty()) return KFromGroupOptions(group_options());
+    if (a.size() == 1 && a.IsPointerAt(0)) return KFromGroupOptions(group_options(a.PointerAt(0)));
+    if (a.size() < 3 || a.size() > 5) a.Unrecognized();
+    GroupOptions o;
+    o.rank = IntAt(a, 0, "rank");
+    o.world = IntAt(a, 1, "world");
+    o.rendezvous = std::string(absl::StripPrefix(a.SymbolAt(2), ":"));
+    std::size_t next = 3;
+    if (a.IsSymbolAt(next)) o.backend = a.SymbolAt(next++);
+    if (next < a.size()) o.timeout = SecondsAt(a, next++);
+    if (next != a.size()) a.Unrecognized();
+    return Pointer(group(o));
+  });
+}
+
+K Allreduce(K x) {
+  return Guard([&] {
+    const Args a("allreduce", x);
+    if (a.empty() || a.size() > 3) a.Unrecognized();
+    std::size_t next = 1;
+    const Reduction op = a.IsSymbolAt(next) ? ReductionFromName("allreduce", a.SymbolAt(next++)) : Reduction::kSum;
+    const Handle g = GroupAt(a, next);
+    if (a.size() > next + 1) a.Unrecognized();
+    if (a.IsPointerAt(0)) {
+      allreduce(a.PointerAt(0), op, g);
+      return Null();
+    }
+    return KFromValue(allreduce(DataAt(a, 0), op, g));
+  });
+}
+
+K Broadcast(K x) {
+  return Guard([&] {
+    const Args a("broadcast", x);
+    if (a.size() < 2 || a.size() > 3) a.Unrecognized();
+    const int root = IntAt(a, 1, "root");
+    const Handle g = GroupAt(a, 2);
+    if (a.IsPointerAt(0)) {
+      broadcast(a.PointerAt(0), root, g);
+      return Null();
+    }
+    return KFromValue(broadcast(DataAt(a, 0), root, g));
+  });
+}
+
+K Allgather(K x) {
+  return Guard([&] {
+    const Args a("allgather", x);
+    if (a.empty() || a.size() > 2) a.Unrecognized();
+    return KFromResult(allgather(a.OperandAt(0), GroupAt(a, 1)));
+  });
+}
+
+K Barrier(K x) {
+  return Guard([&] {
+    const Args a("barrier", x);
+    if (a.size() > 1) a.Unrecognized();
+    barrier(GroupAt(a, 0));
+    return Null();
+  });
+}
+
+K Distribute(K x) {
+  return Guard([&] {
+    const Args a("distribute", x);
+    if (a.empty() || a.size() > 2) a.Unrecognized();
+    const Handle m = a.PointerAt(0);
+    if (a.size() == 2 && IsNull(a[1])) {
+      // undistribute names itself in its errors; through q the call is distribute's.
+      if (class_(m) != ObjectClass::kModel) Fail("distribute: expected model, given %s", ClassName(class_(m)));
+      undistribute(m);
+    } else {
+      distribute(m, GroupAt(a, 1));
+    }
+    return Null();
+  });
+}
+
+}  // namespace
+
+std::vector<Export> DistributedExports() {
+  return {Unary("group", Group), Unary("allreduce", Allreduce), Unary("broadcast", Broadcast),
+          Unary("allgather", Allgather), Unary("barrier", Barrier), Unary("distribute", Distribute)};
+}
+
+}  // namespace kscope::q
