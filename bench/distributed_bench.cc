@@ -64,7 +64,8 @@ std::vector<double> Samples(int n, const std::function<void()>& f) {
   for (int i = 0; i < n; ++i) {
     const auto start = std::chrono::steady_clock::now();
     f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
   }
   return ms;
 }
@@ -105,8 +106,11 @@ int Rank(int rank) {
   const kscope::Handle gradients =
       kscope::vector({at::zeros({kClasses, kFeatures}), at::zeros({kClasses})});
   kscope::barrier(g);
-  const double allreduce = Median(Samples(kAllreduceCalls, [&] { kscope::allreduce(gradients, kscope::Reduction::kSum, g); }));
-  if (rank == 0) std::ofstream(absl::GetFlag(FLAGS_results)) << epoch << " " << halves << " " << allreduce << "\n";
+  const double allreduce = Median(
+      Samples(kAllreduceCalls, [&] { kscope::allreduce(gradients, kscope::Reduction::kSum, g); }));
+  if (rank == 0)
+    std::ofstream(absl::GetFlag(FLAGS_results))
+        << epoch << " " << halves << " " << allreduce << "\n";
   return 0;
 }
 
@@ -114,14 +118,15 @@ int Rank(int rank) {
 bool RunRanks(const std::string& self, const std::string& rendezvous, const std::string& results) {
   std::vector<pid_t> pids;
   for (int rank = 0; rank < kWorld; ++rank) {
-    std::vector<std::string> args = {self, absl::StrCat("--rank=", rank), "--rendezvous=" + rendezvous,
-                                     "--results=" + results,
-                                     absl::StrCat("--repetitions=", absl::GetFlag(FLAGS_repetitions))};
+    std::vector<std::string> args = {
+        self, absl::StrCat("--rank=", rank), "--rendezvous=" + rendezvous, "--results=" + results,
+        absl::StrCat("--repetitions=", absl::GetFlag(FLAGS_repetitions))};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = -1;
-    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0) pids.push_back(pid);
+    if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0)
+      pids.push_back(pid);
   }
   bool ok = static_cast<int>(pids.size()) == kWorld;
   for (pid_t pid : pids) {
@@ -146,7 +151,8 @@ int main(int argc, char** argv) {
   }
   char directory[] = "/tmp/kscope_distributed_bench_XXXXXX";
   if (mkdtemp(directory) == nullptr) return 1;
-  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"), results = absl::StrCat(directory, "/results");
+  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
+                    results = absl::StrCat(directory, "/results");
   const bool ok = RunRanks("/proc/self/exe", rendezvous, results);
   double two = 0, halves = 0, allreduce = 0;
   std::ifstream(results) >> two >> halves >> allreduce;
@@ -159,17 +165,24 @@ int main(int argc, char** argv) {
   }
   const double steps = static_cast<double>(kRows / kBatch) / kWorld;  // per rank and epoch
   const double speedup = one / two;
-  absl::PrintF("MNIST-shaped epoch (%dx%d, batch %d per rank, linear %d->%d, ce, sgd), 1 thread per process,\n"
-               "medians of %d epochs:\n", kRows, kFeatures, kBatch, kFeatures, kClasses, absl::GetFlag(FLAGS_repetitions));
+  absl::PrintF(
+      "MNIST-shaped epoch (%dx%d, batch %d per rank, linear %d->%d, ce, sgd), 1 thread per "
+      "process,\n"
+      "medians of %d epochs:\n",
+      kRows, kFeatures, kBatch, kFeatures, kClasses, absl::GetFlag(FLAGS_repetitions));
   absl::PrintF("  1 process     epoch %8.2f ms\n", one);
   absl::PrintF("  2 processes   epoch %8.2f ms   (rank 0, %g steps per rank)\n", two, steps);
   absl::PrintF("  2 processes, each its half alone (no averaging)   epoch %8.2f ms\n", halves);
-  absl::PrintF("  speedup %.2f, scaling efficiency %.2f; the machine's bound (halves alone): speedup %.2f;\n"
-               "  data-parallel epoch / halves alone %.2f\n",
-               speedup, speedup / kWorld, one / halves, two / halves);
-  absl::PrintF("  allreduce of the gradients (%d floats, one bucket), back to back: %.3f ms, %.1f%% of a two-rank step\n",
-               kClasses * kFeatures + kClasses, allreduce, 100 * allreduce / (two / steps));
-  absl::PrintF("  averaging in training ((data-parallel - halves alone) / steps): %.3f ms per step\n",
-               (two - halves) / steps);
+  absl::PrintF(
+      "  speedup %.2f, scaling efficiency %.2f; the machine's bound (halves alone): speedup %.2f;\n"
+      "  data-parallel epoch / halves alone %.2f\n",
+      speedup, speedup / kWorld, one / halves, two / halves);
+  absl::PrintF(
+      "  allreduce of the gradients (%d floats, one bucket), back to back: %.3f ms, %.1f%% of a "
+      "two-rank step\n",
+      kClasses * kFeatures + kClasses, allreduce, 100 * allreduce / (two / steps));
+  absl::PrintF(
+      "  averaging in training ((data-parallel - halves alone) / steps): %.3f ms per step\n",
+      (two - halves) / steps);
   return 0;
 }

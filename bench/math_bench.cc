@@ -37,11 +37,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tests/build_paths.h"
 #include "absl/types/span.h"
 #include "bench/plugin_session.h"
 #include "bench/ratio_report.h"
 #include "kscope/kscope.h"
+#include "tests/build_paths.h"
 #include "tests/khost/khost.h"
 
 namespace {
@@ -53,7 +53,8 @@ using kscope::bench::SkipIfFailed;
 
 // One operation, its inputs' shape at each size (all its inputs share it) and its two C++ forms.
 struct MathOp {
-  std::string name;  // exported by the plugin under this name; api/math/math.h's function of that name
+  std::string
+      name;  // exported by the plugin under this name; api/math/math.h's function of that name
   int arity;
   std::vector<std::int64_t> tiny;
   std::vector<std::int64_t> large;
@@ -63,13 +64,22 @@ struct MathOp {
 
 const std::vector<MathOp>& MathOps() {
   static const std::vector<MathOp> ops = {
-      {"add", 2, {3}, {1 << 20},
+      {"add",
+       2,
+       {3},
+       {1 << 20},
        [](absl::Span<const at::Tensor> x) { return at::add(x[0], x[1]); },
        [](absl::Span<const kscope::Handle> x) { return kscope::add(x[0], x[1]); }},
-      {"mean", 1, {3}, {1 << 20},
+      {"mean",
+       1,
+       {3},
+       {1 << 20},
        [](absl::Span<const at::Tensor> x) { return at::mean(x[0]); },
        [](absl::Span<const kscope::Handle> x) { return kscope::mean(x[0]); }},
-      {"mm", 2, {2, 2}, {512, 512},
+      {"mm",
+       2,
+       {2, 2},
+       {512, 512},
        [](absl::Span<const at::Tensor> x) { return at::mm(x[0], x[1]); },
        [](absl::Span<const kscope::Handle> x) { return kscope::mm(x[0], x[1]); }},
   };
@@ -83,7 +93,9 @@ struct Case {
   std::vector<std::int64_t> shape;
 
   // The benchmark's name for one way of making the call: "<way>/<op>/<size>".
-  std::string Name(const std::string& way) const { return absl::StrCat(way, "/", op->name, "/", size); }
+  std::string Name(const std::string& way) const {
+    return absl::StrCat(way, "/", op->name, "/", size);
+  }
 
   // The op's inputs: arity randn float tensors of `shape`, the same on every call.
   std::vector<at::Tensor> Inputs() const {
@@ -116,7 +128,9 @@ K KFromTensor(const at::Tensor& t) {
 
 // The plugin's argument for an operation: the one input itself, or the list (a;b) of two.
 // Takes the inputs over.
-K Argument(const std::vector<K>& inputs) { return inputs.size() == 1 ? inputs[0] : kq::List(inputs); }
+K Argument(const std::vector<K>& inputs) {
+  return inputs.size() == 1 ? inputs[0] : kq::List(inputs);
+}
 
 void Raw(benchmark::State& state, const Case& c) {
   const std::vector<at::Tensor> x = c.Inputs();
@@ -200,9 +214,10 @@ std::vector<kscope::bench::Comparison> Register(const std::vector<Case>& cases,
     const std::string what = absl::StrCat(c.op->name, " ", c.size);
     const std::string raw = c.Name("raw");
     table.push_back({what + ", api/raw", c.Name("api"), raw, 1, 0, "api", "raw"});
-    table.push_back({what + ", plugin ptr/raw", c.Name("plugin_ptr"), raw, 1, 0, "plugin ptr", "raw"});
-    table.push_back({what + ", plugin k/raw", c.Name("plugin_k"), raw, 1, 0, "plugin k+conversion",
-                     "raw"});
+    table.push_back(
+        {what + ", plugin ptr/raw", c.Name("plugin_ptr"), raw, 1, 0, "plugin ptr", "raw"});
+    table.push_back(
+        {what + ", plugin k/raw", c.Name("plugin_k"), raw, 1, 0, "plugin k+conversion", "raw"});
   }
   return table;
 }
@@ -213,7 +228,8 @@ int main(int argc, char** argv) {
   at::set_num_threads(1);
   const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
   if (!session.ok()) {
-    absl::FPrintF(stderr, "math_bench: cannot load %s: %s\n", kscope::testing::kPluginPath, session.error());
+    absl::FPrintF(stderr, "math_bench: cannot load %s: %s\n", kscope::testing::kPluginPath,
+                  session.error());
     return 1;
   }
   plugin = {session.Function("tensor"), session.Function("free")};
@@ -221,7 +237,8 @@ int main(int argc, char** argv) {
   for (const MathOp& op : MathOps()) needed.push_back(op.name);
   for (const std::string& name : needed) {
     if (session.Function(name) == nullptr) {
-      absl::FPrintF(stderr, "math_bench: %s exports no rank-1 %s\n", kscope::testing::kPluginPath, name);
+      absl::FPrintF(stderr, "math_bench: %s exports no rank-1 %s\n", kscope::testing::kPluginPath,
+                    name);
       return 1;
     }
   }

@@ -35,8 +35,11 @@ struct Data {
 
 kscope::ModuleDefinition Mlp() {
   using kscope::ModuleDefinition;
-  auto linear = [](std::int64_t in, std::int64_t out) { return ModuleDefinition{"linear", "", {in, out}, {}, {}}; };
-  return ModuleDefinition{"sequential", "", {}, {}, {linear(784, 100), {"relu", "", {}, {}, {}}, linear(100, 10)}};
+  auto linear = [](std::int64_t in, std::int64_t out) {
+    return ModuleDefinition{"linear", "", {in, out}, {}, {}};
+  };
+  return ModuleDefinition{
+      "sequential", "", {}, {}, {linear(784, 100), {"relu", "", {}, {}, {}}, linear(100, 10)}};
 }
 
 void BM_KscopeMlpStep(benchmark::State& state) {
@@ -57,7 +60,8 @@ BENCHMARK(BM_KscopeMlpStep)->Unit(benchmark::kMillisecond);
 
 void BM_RawMlpStep(benchmark::State& state) {
   const Data data;
-  torch::nn::Sequential q(torch::nn::Linear(784, 100), torch::nn::ReLU(), torch::nn::Linear(100, 10));
+  torch::nn::Sequential q(torch::nn::Linear(784, 100), torch::nn::ReLU(),
+                          torch::nn::Linear(100, 10));
   torch::optim::SGD o(q->parameters(), torch::optim::SGDOptions(0.01));
   for (auto _ : state) {
     o.zero_grad();

@@ -39,10 +39,10 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_format.h"
-#include "tests/build_paths.h"
 #include "bench/plugin_session.h"
 #include "bench/ratio_report.h"
 #include "kscope/kscope.h"
+#include "tests/build_paths.h"
 #include "tests/khost/khost.h"
 
 namespace {
@@ -200,12 +200,14 @@ int main(int argc, char** argv) {
   at::set_num_threads(1);
   const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
   if (!session.ok()) {
-    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", kscope::testing::kPluginPath, session.error());
+    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", kscope::testing::kPluginPath,
+                  session.error());
     return 1;
   }
   plugin = {session.Function("tensor"), session.Function("add"), session.Function("free")};
   if (!plugin.tensor || !plugin.add || !plugin.free) {
-    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n", kscope::testing::kPluginPath);
+    absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n",
+                  kscope::testing::kPluginPath);
     return 1;
   }
 

@@ -46,7 +46,8 @@ void PluginSession::CheckClean() const {
   }
   const std::int64_t plugin_objects = PluginObjects(Function("obj"));
   if (plugin_objects != 0) {
-    absl::FPrintF(stderr, "warning: the plugin's obj[] lists %d object(s) at exit (-1: obj[] failed)\n",
+    absl::FPrintF(stderr,
+                  "warning: the plugin's obj[] lists %d object(s) at exit (-1: obj[] failed)\n",
                   plugin_objects);
   }
   if (kscope::live_handles() != 0) {
@@ -54,8 +55,8 @@ void PluginSession::CheckClean() const {
   }
   const std::vector<khost::Report> reports = khost::Stats().reports;
   if (!reports.empty()) {
-    absl::FPrintF(stderr, "warning: the k host reported %d defect(s), the first: %s\n", reports.size(),
-                  reports.front().message);
+    absl::FPrintF(stderr, "warning: the k host reported %d defect(s), the first: %s\n",
+                  reports.size(), reports.front().message);
   }
 }
 

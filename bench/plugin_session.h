@@ -8,8 +8,8 @@
 //     says why if that failed;
 //   - Function(name) is the C function behind the exported `name` of the fns dictionary, to be
 //     called directly (khost::NativeFunction: none of the host's per-call checks), or nullptr if
-//     the plugin exports no rank-1 function of that name. A benchmark calls it with arguments it owns and r0s what it
-//     gets back, as q would.
+//     the plugin exports no rank-1 function of that name. A benchmark calls it with arguments it
+//     owns and r0s what it gets back, as q would.
 // CheckClean(), once at the end of main: free[] in the plugin and kscope::free() in the root
 // scope, then a warning on stderr for each sign of a leak or a fault — a pending plugin error,
 // rows left in obj[], live handles, host reports. It never fails the program: the times stand.

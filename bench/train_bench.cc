@@ -69,14 +69,15 @@ constexpr std::int64_t kRows = 60000, kFeatures = 784, kClasses = 10, kBatch = 1
 constexpr double kEpochLr = 0.01;
 constexpr std::int64_t kSpiralPoints = 1000, kSpiralClasses = 3, kHidden = 100;
 constexpr double kSpiralLr = 0.2, kSpiralMomentum = 0.99;
-constexpr int kSpiralSteps = 20;  // steps per timed sample
+constexpr int kSpiralSteps = 20;                            // steps per timed sample
 constexpr std::uint64_t kDataSeed = 0, kParameterSeed = 1;  // train_bench.py uses the same
 
 // Wall-clock milliseconds of `calls` calls of `f`.
 double Milliseconds(const std::function<double()>& f, int calls) {
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 struct Summary {
@@ -107,9 +108,10 @@ struct CaseTiming {
 // sees the same load; their median is the case's ratio.
 CaseTiming Time(const std::string& name, const Sides& sides, int repetitions, int per) {
   const double kscope_loss = sides.kscope(), libtorch_loss = sides.libtorch();
-  const bool same = std::abs(kscope_loss - libtorch_loss) <= 1e-5 * std::max(1.0, std::abs(libtorch_loss));
-  absl::PrintF("check %-8s first loss: kscope %.6f, libtorch %.6f%s\n", name, kscope_loss, libtorch_loss,
-               same ? "" : "  WARNING: the two sides differ");
+  const bool same =
+      std::abs(kscope_loss - libtorch_loss) <= 1e-5 * std::max(1.0, std::abs(libtorch_loss));
+  absl::PrintF("check %-8s first loss: kscope %.6f, libtorch %.6f%s\n", name, kscope_loss,
+               libtorch_loss, same ? "" : "  WARNING: the two sides differ");
   Milliseconds(sides.kscope, per);
   Milliseconds(sides.libtorch, per);
   std::vector<double> kscope_ms, libtorch_ms, ratios;
@@ -137,7 +139,8 @@ CaseTiming EpochCase(int repetitions) {
 
   at::manual_seed(kParameterSeed);
   const kscope::Handle q = kscope::module(Linear(kFeatures, kClasses));
-  const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kEpochLr})});
+  const kscope::Handle m =
+      kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kEpochLr})});
   kscope::train(m, {{"batchsize", kBatch}});
   // The model batches its data in place (set_ on the same storage): it gets tensors of its own.
   kscope::model_data(m, kscope::nn::DataMode::kTrain, x.clone(), y.clone());
@@ -153,8 +156,8 @@ CaseTiming EpochCase(int repetitions) {
         for (std::int64_t row = 0; row < kRows; row += kBatch) {
           const std::int64_t n = std::min(kBatch, kRows - row);
           sgd.zero_grad();
-          at::Tensor loss = torch::nn::functional::cross_entropy(linear->forward(x.narrow(0, row, n)),
-                                                                 y.narrow(0, row, n));
+          at::Tensor loss = torch::nn::functional::cross_entropy(
+              linear->forward(x.narrow(0, row, n)), y.narrow(0, row, n));
           loss.backward();
           sgd.step();
           losses.push_back(loss.detach());
@@ -169,7 +172,8 @@ std::pair<at::Tensor, at::Tensor> Spirals() {
   std::vector<at::Tensor> xs, ys;
   const at::Tensor radius = at::linspace(0, 1, kSpiralPoints);
   for (std::int64_t c = 0; c < kSpiralClasses; ++c) {
-    const at::Tensor angle = at::linspace(c * 4.0, (c + 1) * 4.0, kSpiralPoints) + at::randn({kSpiralPoints}) * 0.2;
+    const at::Tensor angle =
+        at::linspace(c * 4.0, (c + 1) * 4.0, kSpiralPoints) + at::randn({kSpiralPoints}) * 0.2;
     xs.push_back(at::stack({radius * at::sin(angle), radius * at::cos(angle)}, 1));
     ys.push_back(at::full({kSpiralPoints}, c, at::kLong));
   }
@@ -183,7 +187,11 @@ CaseTiming SpiralsCase(int repetitions) {
 
   at::manual_seed(kParameterSeed);
   const kscope::Handle q = kscope::module(
-      {"sequential", "", {}, {}, {Linear(2, kHidden), {"relu", "", {}, {}, {}}, Linear(kHidden, kSpiralClasses)}});
+      {"sequential",
+       "",
+       {},
+       {},
+       {Linear(2, kHidden), {"relu", "", {}, {}, {}}, Linear(kHidden, kSpiralClasses)}});
   const kscope::Handle m =
       kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kSpiralLr, kSpiralMomentum})});
   const kscope::Handle xh = kscope::tensor(x), yh = kscope::tensor(y);
@@ -193,7 +201,8 @@ CaseTiming SpiralsCase(int repetitions) {
   const torch::nn::Linear hidden(2, kHidden);
   const torch::nn::Linear output(kHidden, kSpiralClasses);
   torch::nn::Sequential mlp(hidden, torch::nn::ReLU(), output);
-  torch::optim::SGD sgd(mlp->parameters(), torch::optim::SGDOptions(kSpiralLr).momentum(kSpiralMomentum));
+  torch::optim::SGD sgd(mlp->parameters(),
+                        torch::optim::SGDOptions(kSpiralLr).momentum(kSpiralMomentum));
 
   const Sides sides{[&] { return kscope::model_backstep(m, xh, yh).item<double>(); },
                     [&] {
@@ -207,8 +216,10 @@ CaseTiming SpiralsCase(int repetitions) {
 }
 
 void PrintCase(const std::string& name, const CaseTiming& t) {
-  absl::PrintF("%-8s kscope %9.3f ms (min %.3f)  libtorch %9.3f ms (min %.3f)  ratio %.3f (target <= 1.03)\n",
-               name, t.kscope.median, t.kscope.min, t.libtorch.median, t.libtorch.min, t.ratio);
+  absl::PrintF(
+      "%-8s kscope %9.3f ms (min %.3f)  libtorch %9.3f ms (min %.3f)  ratio %.3f (target <= "
+      "1.03)\n",
+      name, t.kscope.median, t.kscope.min, t.libtorch.median, t.libtorch.min, t.ratio);
   absl::PrintF("ratio\t%s\t%.4f\n", name, t.ratio);
   for (const auto& [side, s] : {std::pair{"kscope", t.kscope}, std::pair{"libtorch", t.libtorch}}) {
     absl::PrintF("result\t%s\t%s\t%.4f\t%.4f\t%.4f\n", name, side, s.median, s.min, s.max);
@@ -232,7 +243,8 @@ int main(int argc, char** argv) {
     const auto scope = kscope::Scope::Open();
     const CaseTiming epoch = EpochCase(repetitions);
     const CaseTiming spirals = SpiralsCase(repetitions);
-    absl::PrintF("\nkscope / libtorch written directly, median ms (epoch: per epoch; spirals: per step):\n");
+    absl::PrintF(
+        "\nkscope / libtorch written directly, median ms (epoch: per epoch; spirals: per step):\n");
     PrintCase("epoch", epoch);
     PrintCase("spirals", spirals);
   }

@@ -28,7 +28,8 @@
 #include "kscope/kscope.h"
 
 ABSL_FLAG(std::string, backend, "gloo", "the process group's backend: gloo or nccl");
-ABSL_FLAG(std::string, device, "cpu", "where the model lives: cpu, or cuda (rank r on cuda:r modulo the devices)");
+ABSL_FLAG(std::string, device, "cpu",
+          "where the model lives: cpu, or cuda (rank r on cuda:r modulo the devices)");
 
 namespace {
 
@@ -50,16 +51,20 @@ bool GroupFromEnvironment(kscope::GroupOptions* o) {
     o->rendezvous = absl::StrFormat("/tmp/kscope_distributed_mnist_%d", getpid());
     return true;
   }
-  if (rank == nullptr || world == nullptr || rendezvous == nullptr || !absl::SimpleAtoi(rank, &o->rank) ||
-      !absl::SimpleAtoi(world, &o->world)) {
-    absl::FPrintF(stderr, "distributed_mnist: set KSCOPE_RANK, KSCOPE_WORLD and KSCOPE_RENDEZVOUS (examples/launch.sh)\n");
+  if (rank == nullptr || world == nullptr || rendezvous == nullptr ||
+      !absl::SimpleAtoi(rank, &o->rank) || !absl::SimpleAtoi(world, &o->world)) {
+    absl::FPrintF(stderr,
+                  "distributed_mnist: set KSCOPE_RANK, KSCOPE_WORLD and KSCOPE_RENDEZVOUS "
+                  "(examples/launch.sh)\n");
     return false;
   }
   o->rendezvous = rendezvous;
   return true;
 }
 
-double Metric(const kscope::RunMetrics& r, std::size_t i) { return r.values.at(i).second.item<double>(); }
+double Metric(const kscope::RunMetrics& r, std::size_t i) {
+  return r.values.at(i).second.item<double>();
+}
 
 // The rank's device: cpu, cuda:N as given, or for cuda rank r's share of the CUDA devices.
 std::string RankDevice(const std::string& device, int rank) {
@@ -88,29 +93,39 @@ int main(int argc, char** argv) {
     const kscope::Handle g = kscope::group(options);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});
     kscope::to(q, kscope::Options::Parse("to", {device}));  // model_data follows the module
-    const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
-    kscope::train(m, {{"batchsize", kBatchSize}, {"shuffle", true}, {"shuffleseed", std::int64_t{7}},
+    const kscope::Handle m =
+        kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
+    kscope::train(m, {{"batchsize", kBatchSize},
+                      {"shuffle", true},
+                      {"shuffleseed", std::int64_t{7}},
                       {"metrics", std::vector<std::string>{"loss", "grouploss", "groupaccuracy"}}});
-    kscope::test(m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"groupaccuracy"}}});
+    kscope::test(
+        m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"groupaccuracy"}}});
     kscope::model_data(m, kscope::nn::DataMode::kTrain, train.x, train.y);
     kscope::model_data(m, kscope::nn::DataMode::kTest, test.x, test.y);
     kscope::distribute(m, g);  // rank 0's parameters on every rank
     for (int epoch = 1; epoch <= kEpochs; ++epoch) {
       const kscope::RunMetrics r = kscope::run(m);
       absl::PrintF("epoch %d  task %d loss %.4f\n", epoch, options.rank, Metric(r, 0));
-      if (options.rank == 0) absl::PrintF("epoch %d  group loss %.4f  accuracy %.1f%%\n", epoch, Metric(r, 1), Metric(r, 2));
+      if (options.rank == 0)
+        absl::PrintF("epoch %d  group loss %.4f  accuracy %.1f%%\n", epoch, Metric(r, 1),
+                     Metric(r, 2));
     }
     accuracy = Metric(kscope::testrun(m), 0);
-    if (options.rank == 0) absl::PrintF("group test accuracy %.1f%% (required %.0f%%)\n", accuracy, kRequiredAccuracy);
+    if (options.rank == 0)
+      absl::PrintF("group test accuracy %.1f%% (required %.0f%%)\n", accuracy, kRequiredAccuracy);
     // The same parameters on every rank: their max over the ranks is every rank's own.
     const at::Tensor w = kscope::tensor(kscope::parm(m, "weight")).clone();
     const kscope::Value hi = kscope::allreduce(kscope::Value(w), kscope::Reduction::kMax);
     same = at::equal(std::get<at::Tensor>(hi), w);
-    if (!same) absl::FPrintF(stderr, "distributed_mnist: rank %d's parameters differ from another rank's\n", options.rank);
+    if (!same)
+      absl::FPrintF(stderr, "distributed_mnist: rank %d's parameters differ from another rank's\n",
+                    options.rank);
   } catch (const std::exception& e) {
     absl::FPrintF(stderr, "distributed_mnist: rank %d: %s\n", options.rank, e.what());
     return 1;
   }
-  if (kscope::live_handles() != 0) absl::FPrintF(stderr, "%s", kscope::FormatObjects(kscope::obj()));
+  if (kscope::live_handles() != 0)
+    absl::FPrintF(stderr, "%s", kscope::FormatObjects(kscope::obj()));
   return accuracy > kRequiredAccuracy && same && kscope::live_handles() == 0 ? 0 : 1;
 }

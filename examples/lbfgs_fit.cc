@@ -16,9 +16,9 @@
 #include <string>
 
 #include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/stack.h>
-#include <ATen/TensorOperators.h>
 
 #include "absl/strings/str_format.h"
 #include "kscope/kscope.h"
@@ -41,16 +41,19 @@ int main() {
     const at::Tensor t = at::linspace(-1, 1, kPoints);
     const at::Tensor x = at::stack({t, t * t}, 1);
     const at::Tensor y = (kBias + kLinear * t + kSquare * t * t).unsqueeze(1);
-    const kscope::Handle q = kscope::module({"linear", "", {std::int64_t{2}, std::int64_t{1}}, {}, {}});
-    const kscope::Handle m = kscope::model(
-        {q, kscope::loss("mse"), kscope::opt("lbfgs", q, {1.0}, {{"search", std::string("strong_wolfe")}})});
+    const kscope::Handle q =
+        kscope::module({"linear", "", {std::int64_t{2}, std::int64_t{1}}, {}, {}});
+    const kscope::Handle m =
+        kscope::model({q, kscope::loss("mse"),
+                       kscope::opt("lbfgs", q, {1.0}, {{"search", std::string("strong_wolfe")}})});
     kscope::model_data(m, kscope::nn::DataMode::kTrain, x, y);
     for (int i = 1; i <= kBacksteps; ++i) {
       absl::PrintF("backstep %d  loss %.3e\n", i, kscope::model_backstep(m).item<double>());
     }
     const at::Tensor weight = kscope::tensor(kscope::parm(m, "weight")).flatten();
     const at::Tensor bias = kscope::tensor(kscope::parm(m, "bias"));
-    const double w1 = weight[0].item<double>(), w2 = weight[1].item<double>(), b = bias[0].item<double>();
+    const double w1 = weight[0].item<double>(), w2 = weight[1].item<double>(),
+                 b = bias[0].item<double>();
     absl::PrintF("fitted  y = %.6f %+.6f x %+.6f x²   (exact: 1 - 2 x + 0.5 x²)\n", b, w1, w2);
     weight_error = std::max({std::abs(b - kBias), std::abs(w1 - kLinear), std::abs(w2 - kSquare)});
   }

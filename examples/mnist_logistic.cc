@@ -37,7 +37,7 @@ using kscope::examples::Sample;
 
 constexpr std::int64_t kBatchSize = 1000;
 constexpr double kLearningRate = 0.5;
-constexpr double kRequiredAccuracy = 90;   // percent; chance is 10
+constexpr double kRequiredAccuracy = 90;  // percent; chance is 10
 
 struct Size {
   std::int64_t train_rows;
@@ -71,23 +71,30 @@ int main(int argc, char** argv) {
     const Sample train = Images(means, size.train_rows), test = Images(means, size.test_rows);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});
     kscope::to(q, device);  // model_data follows the module
-    const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
-    kscope::train(m, {{"batchsize", kBatchSize}, {"shuffle", true}, {"metrics", std::vector<std::string>{"loss"}}});
+    const kscope::Handle m =
+        kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLearningRate})});
+    kscope::train(m, {{"batchsize", kBatchSize},
+                      {"shuffle", true},
+                      {"metrics", std::vector<std::string>{"loss"}}});
     kscope::test(m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"accuracy"}}});
-    const std::int64_t batches = kscope::model_data(m, kscope::nn::DataMode::kTrain, train.x, train.y);
+    const std::int64_t batches =
+        kscope::model_data(m, kscope::nn::DataMode::kTrain, train.x, train.y);
     kscope::model_data(m, kscope::nn::DataMode::kTest, test.x, test.y);
-    absl::PrintF("%d training rows in %d batches, %d test rows, %d epochs\n", size.train_rows, batches,
-                 size.test_rows, size.epochs);
+    absl::PrintF("%d training rows in %d batches, %d test rows, %d epochs\n", size.train_rows,
+                 batches, size.test_rows, size.epochs);
     const absl::Time start = absl::Now();
     for (int epoch = 1; epoch <= size.epochs; ++epoch) {
       const absl::Time epoch_start = absl::Now();
       const kscope::RunMetrics r = kscope::run(m);
       const absl::Time end = absl::Now();
-      absl::PrintF("epoch %2d  loss %.4f  %8.0f rows/s  %6.2fs elapsed\n", epoch, r.values.at(0).second.item<double>(),
-                   size.train_rows / absl::ToDoubleSeconds(end - epoch_start), absl::ToDoubleSeconds(end - start));
+      absl::PrintF("epoch %2d  loss %.4f  %8.0f rows/s  %6.2fs elapsed\n", epoch,
+                   r.values.at(0).second.item<double>(),
+                   size.train_rows / absl::ToDoubleSeconds(end - epoch_start),
+                   absl::ToDoubleSeconds(end - start));
     }
     accuracy = kscope::testrun(m).values.at(0).second.item<double>();
-    absl::PrintF("test accuracy %.1f%% (chance 10%%, required %.0f%%)\n", accuracy, kRequiredAccuracy);
+    absl::PrintF("test accuracy %.1f%% (chance 10%%, required %.0f%%)\n", accuracy,
+                 kRequiredAccuracy);
   }
   absl::PrintF("\nobj[] after the scope closed (%d live handles):\n%s", kscope::live_handles(),
                kscope::FormatObjects(kscope::obj()));

@@ -10,6 +10,7 @@
 // Run:  ./build/examples/spirals_example [--device=cuda]   (exit status 1 below 95% training
 //       accuracy or with a live handle left; ctest runs it as the test `spirals_example`)
 #include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/ops/argmax.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/cos.h>
@@ -18,7 +19,6 @@
 #include <ATen/ops/randn.h>
 #include <ATen/ops/sin.h>
 #include <ATen/ops/stack.h>
-#include <ATen/TensorOperators.h>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -44,7 +44,8 @@ Sample Spirals() {
   std::vector<at::Tensor> xs, ys;
   const at::Tensor radius = at::linspace(0, 1, kPoints);
   for (std::int64_t c = 0; c < kClasses; ++c) {
-    const at::Tensor angle = at::linspace(c * 4.0, (c + 1) * 4.0, kPoints) + at::randn({kPoints}) * 0.2;
+    const at::Tensor angle =
+        at::linspace(c * 4.0, (c + 1) * 4.0, kPoints) + at::randn({kPoints}) * 0.2;
     xs.push_back(at::stack({radius * at::sin(angle), radius * at::cos(angle)}, 1));
     ys.push_back(at::full({kPoints}, c, at::kLong));
   }
@@ -53,7 +54,10 @@ Sample Spirals() {
 
 kscope::ModuleDefinition Mlp() {
   using kscope::ModuleDefinition;
-  return ModuleDefinition{"sequential", "", {}, {},
+  return ModuleDefinition{"sequential",
+                          "",
+                          {},
+                          {},
                           {{"linear", "", {std::int64_t{2}, std::int64_t{100}}, {}, {}},
                            {"relu", "", {}, {}, {}},
                            {"linear", "", {std::int64_t{100}, kClasses}, {}, {}}}};
@@ -61,7 +65,8 @@ kscope::ModuleDefinition Mlp() {
 
 // Percentage of points whose most likely class is their own (evaluation mode, no gradients).
 double Accuracy(kscope::Handle q, const Sample& s, const std::string& device) {
-  const at::Tensor predicted = at::argmax(kscope::evaluate(q, s.x.to(c10::Device(device))).tensor(), 1).cpu();
+  const at::Tensor predicted =
+      at::argmax(kscope::evaluate(q, s.x.to(c10::Device(device))).tensor(), 1).cpu();
   return 100.0 * predicted.eq(s.y).to(at::kDouble).mean().item<double>();
 }
 
@@ -72,7 +77,8 @@ int main(int argc, char** argv) {
   const std::string device = absl::GetFlag(FLAGS_device);
   kscope::Options on_device;
   try {
-    on_device = kscope::Options::Parse("spirals", {device});  // "spirals: `cuda device not available"
+    on_device =
+        kscope::Options::Parse("spirals", {device});  // "spirals: `cuda device not available"
   } catch (const kscope::Error& e) {
     absl::FPrintF(stderr, "%s\n", e.what());
     return 2;
@@ -83,7 +89,8 @@ int main(int argc, char** argv) {
   {
     auto scope = kscope::Scope::Open();
     const Sample train = Spirals();
-    const kscope::Handle x = kscope::tensor(train.x, on_device), y = kscope::tensor(train.y, on_device);
+    const kscope::Handle x = kscope::tensor(train.x, on_device),
+                         y = kscope::tensor(train.y, on_device);
     const kscope::Handle q = kscope::module(Mlp());
     kscope::to(q, on_device);
     const kscope::Handle l = kscope::loss("ce");
@@ -97,13 +104,13 @@ int main(int argc, char** argv) {
       kscope::step(o);
       if (step % 100 == 0) {
         const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-        absl::PrintF("step %4d  loss %.4f  %6.0f steps/s  %5.2fs elapsed\n", step, kscope::tensor(loss).item<double>(),
-                     step / seconds, seconds);
+        absl::PrintF("step %4d  loss %.4f  %6.0f steps/s  %5.2fs elapsed\n", step,
+                     kscope::tensor(loss).item<double>(), step / seconds, seconds);
       }
     }
     training_accuracy = Accuracy(q, train, device);
-    absl::PrintF("training accuracy %.1f%% on %s, accuracy on a fresh sample %.1f%%\n", training_accuracy, device,
-                 Accuracy(q, Spirals(), device));
+    absl::PrintF("training accuracy %.1f%% on %s, accuracy on a fresh sample %.1f%%\n",
+                 training_accuracy, device, Accuracy(q, Spirals(), device));
   }
   absl::PrintF("\nobj[] after the scope closed (%d live handles):\n%s", kscope::live_handles(),
                kscope::FormatObjects(kscope::obj()));

@@ -7,10 +7,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "q/nn/q_callback.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "q/ktorch_names.h"
+#include "q/nn/q_callback.h"
 
 namespace {
 
@@ -41,17 +41,22 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
   return kscope::q::Guard([] {
     kscope::q::InstallCallbackFallback();
     std::vector<Export> all;
-    for (const auto& group : {kscope::q::PointerExports(), kscope::q::TensorExports(),
-                              kscope::q::MathExports(), kscope::q::MathCatalogueExports(), kscope::q::ShapeExports(),
-                              kscope::q::AutogradExports(), kscope::q::MoveExports(), kscope::q::StorageEditExports(),
-                              kscope::q::ScopeExports(), kscope::q::SettingExports(),
-                              kscope::q::InfoExports(), kscope::q::EnvironmentExports(), kscope::q::HelpExports(),
-                              kscope::q::TreeExports(), kscope::q::ModuleExports(), kscope::q::LossExports(),
-                              kscope::q::FunctionalExports(),
-                              kscope::q::ModuleParameterExports(), kscope::q::StateExports(),
-                              kscope::q::OptimizerExports(), kscope::q::ClipExports(), kscope::q::BatchnormExports(),
-                              kscope::q::BatchExports(), kscope::q::ModelExports(), kscope::q::InitExports(), kscope::q::RandomExports(),
-                              kscope::q::ComplexSparseExports(), kscope::q::ImageExports(), kscope::q::DistributedExports()}) {
+    for (const auto& group :
+         {kscope::q::PointerExports(),       kscope::q::TensorExports(),
+          kscope::q::MathExports(),          kscope::q::MathCatalogueExports(),
+          kscope::q::ShapeExports(),         kscope::q::AutogradExports(),
+          kscope::q::MoveExports(),          kscope::q::StorageEditExports(),
+          kscope::q::ScopeExports(),         kscope::q::SettingExports(),
+          kscope::q::InfoExports(),          kscope::q::EnvironmentExports(),
+          kscope::q::HelpExports(),          kscope::q::TreeExports(),
+          kscope::q::ModuleExports(),        kscope::q::LossExports(),
+          kscope::q::FunctionalExports(),    kscope::q::ModuleParameterExports(),
+          kscope::q::StateExports(),         kscope::q::OptimizerExports(),
+          kscope::q::ClipExports(),          kscope::q::BatchnormExports(),
+          kscope::q::BatchExports(),         kscope::q::ModelExports(),
+          kscope::q::InitExports(),          kscope::q::RandomExports(),
+          kscope::q::ComplexSparseExports(), kscope::q::ImageExports(),
+          kscope::q::DistributedExports()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     K names = kabi::ktn(kabi::kSymbol, 0);

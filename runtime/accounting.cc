@@ -34,10 +34,10 @@ PerElement<T> PerTensor(const Object& o, F f, C composite) {
 }
 
 struct StorageUse {
-  std::int64_t nbytes = 0;        // size of the whole storage
-  std::int64_t own_bytes = 0;     // numel x itemsize of the object's distinct tensors on it
-  std::int64_t impls = 0;         // the object's distinct TensorImpls on it
-  std::int64_t use_count = 0;     // all TensorImpls on it, inside the object or not
+  std::int64_t nbytes = 0;     // size of the whole storage
+  std::int64_t own_bytes = 0;  // numel x itemsize of the object's distinct tensors on it
+  std::int64_t impls = 0;      // the object's distinct TensorImpls on it
+  std::int64_t use_count = 0;  // all TensorImpls on it, inside the object or not
   std::int64_t itemsize = 1;
 };
 
@@ -94,9 +94,7 @@ std::int64_t Elements(const Object& o) {
   return total;
 }
 
-std::int64_t TensorCount(const Object& o) {
-  return static_cast<std::int64_t>(o.tensors().size());
-}
+std::int64_t TensorCount(const Object& o) { return static_cast<std::int64_t>(o.tensors().size()); }
 
 PerElement<std::int64_t> Ref(const Object& o) {
   return PerTensor<std::int64_t>(
@@ -120,7 +118,8 @@ PerElement<std::int64_t> Ptr(const Object& o) {
 
 PerElement<std::string> Dtype(const Object& o) {
   return PerTensor<std::string>(
-      o, [](const at::Tensor& t) { return t.defined() ? DtypeName(t.scalar_type()) : std::string(); },
+      o,
+      [](const at::Tensor& t) { return t.defined() ? DtypeName(t.scalar_type()) : std::string(); },
       [](const CompositeObject&) { return std::string(); });
 }
 

@@ -16,7 +16,7 @@ enum class ObjectClass : std::uint8_t {
   kLoss,
   kOptimizer,
   kModel,
-  kGroup,       // a c10d process group (api/distributed)
+  kGroup,  // a c10d process group (api/distributed)
 };
 
 // ktorch's name for the class: "tensor", "vector", "dictionary", "module", ...

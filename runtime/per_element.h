@@ -18,8 +18,8 @@ class PerElement {
   using List = std::vector<T>;
   using Named = std::vector<std::pair<std::string, T>>;
 
-  PerElement(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
-  PerElement(List values) : value_(std::move(values)) {}  // NOLINT
+  PerElement(T value) : value_(std::move(value)) {}        // NOLINT: implicit by design
+  PerElement(List values) : value_(std::move(values)) {}   // NOLINT
   PerElement(Named values) : value_(std::move(values)) {}  // NOLINT
 
   bool is_single() const { return std::holds_alternative<T>(value_); }

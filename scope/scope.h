@@ -49,7 +49,9 @@ enum class GradPolicy {
 
 class [[nodiscard]] Scope {
  public:
-  [[nodiscard]] static Scope Open(GradPolicy policy = GradPolicy::kInherit) { return Scope(policy); }
+  [[nodiscard]] static Scope Open(GradPolicy policy = GradPolicy::kInherit) {
+    return Scope(policy);
+  }
 
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;

@@ -77,7 +77,8 @@ void ValidateHandOff(ScopeId id, Handle h) {
   const EntryInfo info = HandleTable::Global().Info(h);  // throws stale pointer
   const int owner_depth = DepthOf(open, info.owner);
   if (owner_depth < 0) {
-    Fail("scope: cannot hand off %s, it is owned by another thread's scope", ClassName(info.object_class));
+    Fail("scope: cannot hand off %s, it is owned by another thread's scope",
+         ClassName(info.object_class));
   }
   if (owner_depth > scope_depth) {
     Fail("scope: cannot hand off %s, it is owned by an inner scope that is still open",

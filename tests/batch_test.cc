@@ -1,6 +1,6 @@
-// api/data/batch.h, api/data/batch_window.h and api/data/shuffle.h: zero-copy batch windows and in-place
-// shuffles of tensors, vectors and dictionaries (seed 004's batch/restore/shuffle sessions),
-// and the tensor-level functions a model reuses (seeded shuffles, unshuffle).
+// api/data/batch.h, api/data/batch_window.h and api/data/shuffle.h: zero-copy batch windows and
+// in-place shuffles of tensors, vectors and dictionaries (seed 004's batch/restore/shuffle
+// sessions), and the tensor-level functions a model reuses (seeded shuffles, unshuffle).
 #include <vector>
 
 #include <ATen/ops/arange.h>
@@ -132,17 +132,23 @@ TEST_F(BatchTest, BadArgumentsLeaveTheWindow) {
   auto scope = Scope::Open();
   Handle x = Til(7);
   ASSERT_TRUE(batch(x, 3));
-  EXPECT_EQ(ErrorOf([&] { batch(x, 0); }), "batch: batch size must be at least 1 and less than the full size of 7, given 0");
-  EXPECT_EQ(ErrorOf([&] { batch(x, 7); }), "batch: batch size must be at least 1 and less than the full size of 7, given 7");
-  EXPECT_EQ(ErrorOf([&] { batch_at(x, 3, 3); }), "batch: batch index 3 out of range for 3 batch(es) of 3 from 7 rows");
+  EXPECT_EQ(ErrorOf([&] { batch(x, 0); }),
+            "batch: batch size must be at least 1 and less than the full size of 7, given 0");
+  EXPECT_EQ(ErrorOf([&] { batch(x, 7); }),
+            "batch: batch size must be at least 1 and less than the full size of 7, given 7");
+  EXPECT_EQ(ErrorOf([&] { batch_at(x, 3, 3); }),
+            "batch: batch index 3 out of range for 3 batch(es) of 3 from 7 rows");
   EXPECT_EQ(ErrorOf([&] { batch_at(x, 0, 0); }), "batch: batch size must be at least 1, given 0");
   EXPECT_EQ(ErrorOf([&] { batch(x, 3, 1); }), "batch: dimension 1 out of range for a 1-dim tensor");
-  EXPECT_EQ(ErrorOf([&] { restore(x, -1); }), "restore: dimension -1 out of range for a 1-dim tensor");
+  EXPECT_EQ(ErrorOf([&] { restore(x, -1); }),
+            "restore: dimension -1 out of range for a 1-dim tensor");
   EXPECT_TRUE(at::equal(tensor(x), Longs({0, 1, 2})));
 
   Handle o = opt("sgd");
-  EXPECT_EQ(ErrorOf([&] { batch(o, 3); }), "batch: expected tensor, vector or dictionary, given optimizer");
-  EXPECT_EQ(ErrorOf([&] { shuffle(o); }), "shuffle: expected tensor, vector or dictionary, given optimizer");
+  EXPECT_EQ(ErrorOf([&] { batch(o, 3); }),
+            "batch: expected tensor, vector or dictionary, given optimizer");
+  EXPECT_EQ(ErrorOf([&] { shuffle(o); }),
+            "shuffle: expected tensor, vector or dictionary, given optimizer");
   Handle s = scalar<std::int64_t>(3);
   EXPECT_EQ(ErrorOf([&] { restore(s); }), "restore: tensor has no dimensions");
   Handle e = vector(std::vector<Operand>{});
@@ -155,11 +161,13 @@ TEST_F(BatchTest, ViewsOfOtherTensorsAreRefused) {
   auto scope = Scope::Open();
   const at::Tensor base = at::arange(10, at::kLong);
   Handle every_other = tensor(base.slice(0, 0, 10, 2));
-  EXPECT_EQ(ErrorOf([&] { batch(every_other, 2); }),
-            "batch: tensor is not contiguous over its own storage (a view of part of another tensor?)");
+  EXPECT_EQ(
+      ErrorOf([&] { batch(every_other, 2); }),
+      "batch: tensor is not contiguous over its own storage (a view of part of another tensor?)");
   Handle transposed = tensor(base.reshape({2, 5}).t());
-  EXPECT_EQ(ErrorOf([&] { batch(transposed, 2); }),
-            "batch: tensor is not contiguous over its own storage (a view of part of another tensor?)");
+  EXPECT_EQ(
+      ErrorOf([&] { batch(transposed, 2); }),
+      "batch: tensor is not contiguous over its own storage (a view of part of another tensor?)");
   EXPECT_EQ(Held(every_other).size(0), 5);
   // A narrowed view of a contiguous tensor is a window of it: restore gives the whole.
   Handle part = tensor(base.narrow(0, 2, 5));
@@ -188,7 +196,8 @@ TEST_F(BatchTest, BatchCountsAndModelSelection) {
   EXPECT_EQ(BatchCount(0, 3), 0);
   EXPECT_EQ(BatchCount(7, 0), 0);
   // A model's batch size may exceed its rows: one batch of all of them.
-  const std::vector<at::Tensor> data = {at::arange(7, at::kLong), at::arange(14, at::kLong).reshape({7, 2})};
+  const std::vector<at::Tensor> data = {at::arange(7, at::kLong),
+                                        at::arange(14, at::kLong).reshape({7, 2})};
   SelectBatch("batch", data, 10, 0);
   EXPECT_EQ(data[0].size(0), 7);
   SelectBatch("batch", data, 3, 2);
@@ -236,7 +245,8 @@ TEST_F(ShuffleTest, RowsAndColumnsMoveTogether) {
   const at::Tensor t = tensor(x);
   const at::Tensor row = t.select(0, 0), column = t.select(1, 0);
   // Each entry is 4*(its row's origin) + (its column's origin).
-  EXPECT_TRUE(at::equal(t, (column - column.remainder(4)).unsqueeze(1) + row.remainder(4).unsqueeze(0)));
+  EXPECT_TRUE(
+      at::equal(t, (column - column.remainder(4)).unsqueeze(1) + row.remainder(4).unsqueeze(0)));
   EXPECT_TRUE(at::equal(std::get<0>(at::sort(t.flatten())), at::arange(12, at::kLong)));
 }
 

@@ -4,31 +4,33 @@
 #include <limits>
 
 #include <torch/types.h>  // clip_grad.h needs torch::Tensor declared first
+
 #include <torch/nn/utils/clip_grad.h>
 
-#include "api/nn/clip.h"
 #include "api/model/model.h"
 #include "api/model/model_run.h"
+#include "api/nn/clip.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace clip_test {
 
 using testing::Backward;
+using ::testing::ElementsAre;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
 using testing::Linear;
 using testing::Sequential;
 using testing::WithGrad;
-using ::testing::ElementsAre;
 
 using ClipTest = LeakCheckTest;
 
 // Leaf copies of q's parameters carrying copies of their gradients.
 std::vector<at::Tensor> Copies(Handle q) {
-  return {WithGrad(tensor(parm(q, "weight")), grad(parm(q, "weight"))), WithGrad(tensor(parm(q, "bias")), grad(parm(q, "bias")))};
+  return {WithGrad(tensor(parm(q, "weight")), grad(parm(q, "weight"))),
+          WithGrad(tensor(parm(q, "bias")), grad(parm(q, "bias")))};
 }
 
 void ExpectSameGradients(Handle q, const std::vector<at::Tensor>& copies) {
@@ -59,7 +61,8 @@ TEST_F(ClipTest, OptimizerGroupsSeed004) {
   opt_edit(o, 1, {b});
   forward(b, forward(a, 3 * at::randn({7, 64})).tensor()).tensor().pow(2).sum().backward();
   std::vector<at::Tensor> ca = Copies(a), cb = Copies(b);
-  const double na = torch::nn::utils::clip_grad_norm_(ca, 1.0), nb = torch::nn::utils::clip_grad_norm_(cb, 1.0);
+  const double na = torch::nn::utils::clip_grad_norm_(ca, 1.0),
+               nb = torch::nn::utils::clip_grad_norm_(cb, 1.0);
   ASSERT_GT(na, 1.0);
   ASSERT_GT(nb, 1.0);
   const std::vector<double> norms = clip_groups(o, 1.0);
@@ -76,7 +79,8 @@ TEST_F(ClipTest, OptimizerGroupsSeed004) {
 }
 
 TEST_F(ClipTest, ValueOnTensorsVectorsAndModulesSeed004) {
-  // q)z:mean y:mul(x;x:tensor(1 2 3e;`grad)); backward z; clipv(x;1.2); grad x -> 0.6666667 1.2 1.2e
+  // q)z:mean y:mul(x;x:tensor(1 2 3e;`grad)); backward z; clipv(x;1.2); grad x ->
+  // 0.6666667 1.2 1.2e
   auto scope = Scope::Open();
   at::Tensor x = at::tensor({1.0f, 2.0f, 3.0f}).requires_grad_();
   Handle hx = tensor(x);
@@ -124,7 +128,8 @@ std::vector<at::Tensor> ChildCopies(Handle q, const std::string& child) {
   return copies;
 }
 
-void ExpectSameChildGradients(Handle q, const std::string& child, const std::vector<at::Tensor>& copies) {
+void ExpectSameChildGradients(Handle q, const std::string& child,
+                              const std::vector<at::Tensor>& copies) {
   EXPECT_TRUE(at::allclose(grad(parm(q, child + ".weight")), copies[0].grad()));
   EXPECT_TRUE(at::allclose(grad(parm(q, child + ".bias")), copies[1].grad()));
 }
@@ -135,7 +140,8 @@ TEST_F(ClipTest, ModelClipsItsOptimizersParameters) {
   Handle q;
   Handle m = TwoGroupModel(&q);
   std::vector<at::Tensor> c0 = ChildCopies(q, "0"), c2 = ChildCopies(q, "2");
-  const double n0 = torch::nn::utils::clip_grad_norm_(c0, 1.0), n2 = torch::nn::utils::clip_grad_norm_(c2, 1.0);
+  const double n0 = torch::nn::utils::clip_grad_norm_(c0, 1.0),
+               n2 = torch::nn::utils::clip_grad_norm_(c2, 1.0);
   ASSERT_GT(n0, 1.0);
   ASSERT_GT(n2, 1.0);
   EXPECT_THAT(clip_groups(m, 1.0), ElementsAre(n0, n2));
@@ -168,7 +174,8 @@ TEST_F(ClipTest, ModelClipsByItsTrainingOptions) {
   // clipgroup: one 2-norm per optimizer group
   train(m, {{"clipgroup", true}, {"clipnorm", 0.001}});
   std::vector<at::Tensor> g0 = ChildCopies(q, "0"), g2 = ChildCopies(q, "2");
-  const double n0 = torch::nn::utils::clip_grad_norm_(g0, 0.001), n2 = torch::nn::utils::clip_grad_norm_(g2, 0.001);
+  const double n0 = torch::nn::utils::clip_grad_norm_(g0, 0.001),
+               n2 = torch::nn::utils::clip_grad_norm_(g2, 0.001);
   ASSERT_GT(n0, 0.001);
   ASSERT_GT(n2, 0.001);
   EXPECT_THAT(clip_by_options(m), ElementsAre(n0, n2));
@@ -191,8 +198,10 @@ TEST_F(ClipTest, ModelClipsByItsTrainingOptions) {
 TEST_F(ClipTest, OtherObjectsAreRefused) {
   auto scope = Scope::Open();
   Handle l = loss("mse");
-  EXPECT_EQ(ErrorOf([&] { clip(l, 1.0); }), "clip: expected tensor, vector, dictionary, module, optimizer or model, given loss");
-  EXPECT_EQ(ErrorOf([&] { clipv(l, 1.0); }), "clipv: expected tensor, vector, dictionary, module, optimizer or model, given loss");
+  EXPECT_EQ(ErrorOf([&] { clip(l, 1.0); }),
+            "clip: expected tensor, vector, dictionary, module, optimizer or model, given loss");
+  EXPECT_EQ(ErrorOf([&] { clipv(l, 1.0); }),
+            "clipv: expected tensor, vector, dictionary, module, optimizer or model, given loss");
   EXPECT_EQ(ErrorOf([&] { clip_by_options(Linear(2, 2)); }), "clip: expected model, given module");
 }
 

@@ -1,6 +1,6 @@
-// api/tensor/complex_parts.h and api/tensor/sparse.h: every form checked against the same libtorch call made
-// directly, data in -> data out and handle in -> handle out; bad arguments give errors naming
-// the function and leave every handle as it was.
+// api/tensor/complex_parts.h and api/tensor/sparse.h: every form checked against the same libtorch
+// call made directly, data in -> data out and handle in -> handle out; bad arguments give errors
+// naming the function and leave every handle as it was.
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/complex.h>
 #include <ATen/ops/equal.h>
@@ -20,8 +20,8 @@ namespace kscope {
 namespace complex_sparse_test {
 
 using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using ComplexPartsTest = LeakCheckTest;
 using SparseTest = LeakCheckTest;
@@ -65,7 +65,8 @@ TEST_F(ComplexPartsTest, RealAndImagMatchLibtorchForDataAndHandles) {
   auto scope = Scope::Open();
   const at::Tensor x = SomeComplex();
   Handle h = tensor(x);
-  for (auto [part, direct] : {std::pair{&kscope::real, at::real(x)}, std::pair{&kscope::imag, at::imag(x)}}) {
+  for (auto [part, direct] :
+       {std::pair{&kscope::real, at::real(x)}, std::pair{&kscope::imag, at::imag(x)}}) {
     Result data = part(x);
     ASSERT_FALSE(data.is_handle());
     EXPECT_TRUE(at::equal(data.tensor(), direct));
@@ -137,14 +138,21 @@ TEST_F(SparseTest, SparseErrorsNameTheFunctionAndChangeNothing) {
   auto scope = Scope::Open();
   const at::Tensor x = at::randn({3, 4}, at::kDouble);
   Handle hx = tensor(x), hs = tensor(x.to_sparse());
-  EXPECT_EQ(ErrorOf([&] { kscope::sparse(hs); }), "sparse: expects strided tensor, given sparse tensor");
-  EXPECT_EQ(ErrorOf([&] { kscope::sparse_mask(hx, hx); }), "sparse: expects sparse mask, given strided tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::sparse(hs); }),
+            "sparse: expects strided tensor, given sparse tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::sparse_mask(hx, hx); }),
+            "sparse: expects sparse mask, given strided tensor");
   EXPECT_THAT(ErrorOf([&] { kscope::sparse(hx, 3); }), HasSubstr("sparse_dim"));  // libtorch's text
-  EXPECT_EQ(ErrorOf([&] { kscope::sparseindex(hs); }), "sparseindex: expects strided tensor, given sparse tensor");
-  EXPECT_EQ(ErrorOf([&] { kscope::dense(hx); }), "dense: expects sparse tensor, given strided tensor");
-  EXPECT_EQ(ErrorOf([&] { kscope::indices(x); }), "indices: expects sparse tensor, given strided tensor");
-  EXPECT_EQ(ErrorOf([&] { kscope::values(hx); }), "values: expects sparse tensor, given strided tensor");
-  EXPECT_EQ(ErrorOf([&] { kscope::coalesce(hx); }), "coalesce: expects sparse tensor, given strided tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::sparseindex(hs); }),
+            "sparseindex: expects strided tensor, given sparse tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::dense(hx); }),
+            "dense: expects sparse tensor, given strided tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::indices(x); }),
+            "indices: expects sparse tensor, given strided tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::values(hx); }),
+            "values: expects sparse tensor, given strided tensor");
+  EXPECT_EQ(ErrorOf([&] { kscope::coalesce(hx); }),
+            "coalesce: expects sparse tensor, given strided tensor");
   EXPECT_EQ(live_handles(), 2u);
   EXPECT_TRUE(at::equal(Held(hx), x));
   ExpectSameSparse(Held(hs), x.to_sparse());
@@ -195,8 +203,8 @@ TEST_F(SparseTest, BytesAndElementsCountIndicesAndValues) {
 TEST_F(SparseTest, CoalesceReplacesTheHandlesTensorInPlace) {
   auto scope = Scope::Open();
   // (0,1) given twice: 1+2 once coalesced
-  const at::Tensor raw = at::sparse_coo_tensor(at::tensor({0, 0, 1, 1, 1, 0}, at::kLong).view({2, 3}),
-                                               at::tensor({1.0, 2.0, 5.0}), {2, 2});
+  const at::Tensor raw = at::sparse_coo_tensor(
+      at::tensor({0, 0, 1, 1, 1, 0}, at::kLong).view({2, 3}), at::tensor({1.0, 2.0, 5.0}), {2, 2});
   Handle h = tensor(raw);
   ASSERT_FALSE(Held(h).is_coalesced());
   EXPECT_THAT(ErrorOf([&] { kscope::indices(h); }), HasSubstr("coalesce"));  // libtorch's text

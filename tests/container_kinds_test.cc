@@ -1,11 +1,12 @@
-// ktorch's containers (api/nn/kinds/ktorch_containers.cc), callback modules (api/nn/callback_registry.h) and
-// extending a container (module(q;depth;defn), module(q;child)): each container's output is
-// checked against the same computation written with its children run one by one.
-#include "api/tensor/autograd.h"
-#include "api/nn/callback_registry.h"
-#include "api/math/math.h"
-#include "api/nn/module.h"
+// ktorch's containers (api/nn/kinds/ktorch_containers.cc), callback modules
+// (api/nn/callback_registry.h) and extending a container (module(q;depth;defn), module(q;child)):
+// each container's output is checked against the same computation written with its children run one
+// by one.
 #include "api/core/pointer.h"
+#include "api/math/math.h"
+#include "api/nn/callback_registry.h"
+#include "api/nn/module.h"
+#include "api/tensor/autograd.h"
 #include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
@@ -14,16 +15,17 @@
 namespace kscope {
 namespace container_kinds_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using ContainerKindsTest = LeakCheckTest;
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, std::string name = "",
-                     std::vector<ModuleDefinition> children = {}) {
-  return ModuleDefinition{std::move(kind), std::move(name), std::move(positional), {}, std::move(children)};
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     std::string name = "", std::vector<ModuleDefinition> children = {}) {
+  return ModuleDefinition{
+      std::move(kind), std::move(name), std::move(positional), {}, std::move(children)};
 }
 ModuleDefinition Linear(std::int64_t in, std::int64_t out, std::string name = "") {
   return Def("linear", {in, out}, std::move(name));
@@ -42,11 +44,13 @@ TEST_F(ContainerKindsTest, SeqnestChainsAndNestsInsideSequential) {
   const at::Tensor expected = RunChild(q, "2", RunChild(q, "1", RunChild(q, "0", x)));
   EXPECT_TRUE(at::allclose(forward(q, x).tensor(), expected));
   // Unlike sequential, seqnest can be a child of a sequential.
-  Handle s = module(Def("sequential", {}, "", {Def("seqnest", {}, "inner", {Linear(4, 2)}), Def("tanh")}));
+  Handle s =
+      module(Def("sequential", {}, "", {Def("seqnest", {}, "inner", {Linear(4, 2)}), Def("tanh")}));
   const at::Tensor inner = RunChild(s, "inner", x);
   EXPECT_TRUE(at::allclose(forward(s, x).tensor(), at::tanh(inner)));
-  EXPECT_THAT(ErrorOf([] { module(Def("sequential", {}, "", {Def("sequential")})); }),
-              HasSubstr("sequential: unable to create type-erased module, forward method uses template"));
+  EXPECT_THAT(
+      ErrorOf([] { module(Def("sequential", {}, "", {Def("sequential")})); }),
+      HasSubstr("sequential: unable to create type-erased module, forward method uses template"));
 }
 
 TEST_F(ContainerKindsTest, SeqlistPassesExtraInputsAlong) {
@@ -54,18 +58,24 @@ TEST_F(ContainerKindsTest, SeqlistPassesExtraInputsAlong) {
   Handle q = module(Def("seqlist", {}, "", {Linear(4, 3), Def("cat", {std::int64_t{1}})}));
   const at::Tensor x = at::randn({2, 4}), y = at::randn({2, 5});
   const at::Tensor expected = at::cat({RunChild(q, "0", x), y}, 1);
-  EXPECT_TRUE(at::allclose(forward(q, absl::MakeConstSpan({Operand(x), Operand(y)})).tensor(), expected));
+  EXPECT_TRUE(
+      at::allclose(forward(q, absl::MakeConstSpan({Operand(x), Operand(y)})).tensor(), expected));
 }
 
 TEST_F(ContainerKindsTest, SeqjoinForkResidualTransform) {
   auto scope = Scope::Open();
   const at::Tensor x = at::randn({3, 4}), y = at::randn({3, 4});
-  Handle j = module(Def("seqjoin", {}, "", {Linear(4, 4), Linear(4, 4), Def("bilinear", {std::int64_t{4}, std::int64_t{4}, std::int64_t{2}})}));
+  Handle j = module(Def("seqjoin", {}, "",
+                        {Linear(4, 4), Linear(4, 4),
+                         Def("bilinear", {std::int64_t{4}, std::int64_t{4}, std::int64_t{2}})}));
   EXPECT_THAT(childnames(j), ElementsAre("qx", "qy", "join"));
   {
     const at::Tensor a = RunChild(j, "qx", x), b = RunChild(j, "qy", y);
-    const at::Tensor joined = forward(j, absl::MakeConstSpan({Operand(a), Operand(b)}), ForwardMode::kForward, "join").tensor();
-    EXPECT_TRUE(at::allclose(forward(j, absl::MakeConstSpan({Operand(x), Operand(y)})).tensor(), joined));
+    const at::Tensor joined =
+        forward(j, absl::MakeConstSpan({Operand(a), Operand(b)}), ForwardMode::kForward, "join")
+            .tensor();
+    EXPECT_TRUE(
+        at::allclose(forward(j, absl::MakeConstSpan({Operand(x), Operand(y)})).tensor(), joined));
   }
   Handle f = module(Def("fork", {}, "", {Linear(4, 2), Def("relu")}));
   EXPECT_THAT(childnames(f), ElementsAre("qa", "qb"));
@@ -83,14 +93,17 @@ TEST_F(ContainerKindsTest, SeqjoinForkResidualTransform) {
   EXPECT_TRUE(at::equal(forward(t, x).tensor(), at::relu(x)));
   EXPECT_TRUE(at::equal(eforward(t, x).tensor(), at::tanh(x)));
   EXPECT_TRUE(training(t));  // eforward restores the training flag
-  EXPECT_THAT(ErrorOf([] { module(Def("fork", {}, "", {Def("relu"), Def("relu"), Def("relu")})); }),
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("fork", {}, "", {Def("relu"), Def("relu"), Def("relu")}));
+              }),
               HasSubstr("fork: at most 2 child modules"));
 }
 
 TEST_F(ContainerKindsTest, RecurWrapsALstmAndDetachesItsState) {
   auto scope = Scope::Open();
   // detach is on by default, and unnamed children are named as ktorch names them
-  Handle q = module(Def("recur", {}, "", {Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Linear(3, 2)}));
+  Handle q =
+      module(Def("recur", {}, "", {Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Linear(3, 2)}));
   EXPECT_EQ(describe(q)[0].options[0], (std::pair<std::string, nn::OptionValue>("detach", true)));
   EXPECT_THAT(childnames(q), ElementsAre("lstm", "out"));
   const at::Tensor x = at::randn({5, 1, 4});
@@ -112,23 +125,30 @@ TEST_F(ContainerKindsTest, RecurWrapsALstmAndDetachesItsState) {
 TEST_F(ContainerKindsTest, RecurTakesAnInputChildBeforeTheRecurrentOne) {
   // ktorch's rnn/char.q: recur(sequential(embed); lstm; sequential(linear))
   auto scope = Scope::Open();
-  Handle q = module(Def("recur", {}, "",
-                        {Def("sequential", {}, "", {Def("embed", {std::int64_t{6}, std::int64_t{4}})}),
-                         Def("lstm", {std::int64_t{4}, std::int64_t{3}}), Def("sequential", {}, "", {Linear(3, 6)})}));
+  Handle q =
+      module(Def("recur", {}, "",
+                 {Def("sequential", {}, "", {Def("embed", {std::int64_t{6}, std::int64_t{4}})}),
+                  Def("lstm", {std::int64_t{4}, std::int64_t{3}}),
+                  Def("sequential", {}, "", {Linear(3, 6)})}));
   EXPECT_THAT(childnames(q), ElementsAre("in", "lstm", "out"));
   const at::Tensor x = at::tensor({1, 2, 5}, at::kLong).view({3, 1});
   const at::Tensor embedded = RunChild(q, "in", x);
-  const auto lstm = std::get<TensorVector>(forward(q, absl::MakeConstSpan({Operand(embedded)}), ForwardMode::kForward, "lstm").value());
+  const auto lstm = std::get<TensorVector>(
+      forward(q, absl::MakeConstSpan({Operand(embedded)}), ForwardMode::kForward, "lstm").value());
   const auto out = std::get<TensorVector>(forward(q, x).value());
   EXPECT_TRUE(at::allclose(out[0], RunChild(q, "out", lstm[0])));
   EXPECT_TRUE(at::allclose(out[1], lstm[1]));
-  EXPECT_EQ(ErrorOf([] { forward(module(Def("recur", {}, "", {Linear(3, 2)})), at::randn({2, 3})); }),
+  EXPECT_EQ(ErrorOf([] {
+              forward(module(Def("recur", {}, "", {Linear(3, 2)})), at::randn({2, 3}));
+            }),
             "recur: no recurrent lstm, gru or rnn module defined");
 }
 
 TEST_F(ContainerKindsTest, NbeatsSubtractsBackcastsAndSumsForecasts) {
   auto scope = Scope::Open();
-  auto block = [](std::string name) { return Def("fork", {}, std::move(name), {Linear(6, 6), Linear(6, 2)}); };
+  auto block = [](std::string name) {
+    return Def("fork", {}, std::move(name), {Linear(6, 6), Linear(6, 2)});
+  };
   Handle q = module(Def("nbeats", {}, "", {block("b1"), block("b2")}));
   const at::Tensor x = at::randn({3, 6});
   Handle b1 = child(q, "b1"), b2 = child(q, "b2");
@@ -143,7 +163,8 @@ TEST_F(ContainerKindsTest, HoldersHaveNoForward) {
   EXPECT_EQ(parmnames(q).size(), 4u);
   EXPECT_THAT(ErrorOf([&] { forward(q, absl::Span<const Operand>{}); }),
               HasSubstr("modulelist: no forward calculation"));
-  EXPECT_THAT(ErrorOf([&] { forward(q, at::ones({2})); }), HasSubstr("`modulelist expects 0 inputs, given 1"));
+  EXPECT_THAT(ErrorOf([&] { forward(q, at::ones({2})); }),
+              HasSubstr("`modulelist expects 0 inputs, given 1"));
 }
 
 TEST_F(ContainerKindsTest, ExtendAtDepthAndByConsumingAChildHandle) {
@@ -165,18 +186,23 @@ TEST_F(ContainerKindsTest, ExtendAtDepthAndByConsumingAChildHandle) {
   // Errors change nothing: the child handle survives a refused addition.
   Handle d = module(Def("tanh"));
   EXPECT_THAT(ErrorOf([&] { module(q, d, 4); }), HasSubstr("module: no container at depth 4"));
-  EXPECT_THAT(ErrorOf([&] { module(q, q); }), HasSubstr("module: unable to add a module to itself"));
-  EXPECT_THAT(ErrorOf([&] { module(d, Def("relu")); }), HasSubstr("module: tanh is not a container"));
+  EXPECT_THAT(ErrorOf([&] { module(q, q); }),
+              HasSubstr("module: unable to add a module to itself"));
+  EXPECT_THAT(ErrorOf([&] { module(d, Def("relu")); }),
+              HasSubstr("module: tanh is not a container"));
   EXPECT_TRUE(HandleTable::Global().Contains(d));
   EXPECT_EQ(describe(q).size(), 4u);
 }
 
 TEST_F(ContainerKindsTest, CallbackAndParmdictHoldTheirParmsAndBuffers) {
   auto scope = Scope::Open();
-  register_callback("scale", [](Handle m, absl::Span<const Handle> x) { return Handle(mul(x[0], parm(m, "w"))); });
+  register_callback("scale", [](Handle m, absl::Span<const Handle> x) {
+    return Handle(mul(x[0], parm(m, "w")));
+  });
   ModuleDefinition d = Def("callback", {std::string("scale")});
   const at::Tensor w = at::tensor({0.5, 2.5, 3.0}, at::kFloat);
-  d.named = {{"parms", nn::NamedTensors{{"w"}, {w}}}, {"buffers", nn::NamedTensors{{"n"}, {at::zeros({1})}}}};
+  d.named = {{"parms", nn::NamedTensors{{"w"}, {w}}},
+             {"buffers", nn::NamedTensors{{"n"}, {at::zeros({1})}}}};
   Handle q = module(d);
   EXPECT_THAT(parmnames(q), ElementsAre("w"));
   EXPECT_EQ(tensorcount(q), 2);  // the parameter and the buffer
@@ -194,9 +220,11 @@ TEST_F(ContainerKindsTest, CallbackAndParmdictHoldTheirParmsAndBuffers) {
   pd.named = {{"parms", nn::NamedTensors{{"a", "b"}, {at::ones({2}), at::zeros({3})}}}};
   Handle h = module(pd);
   EXPECT_THAT(parmnames(h), ElementsAre("a", "b"));
-  EXPECT_THAT(ErrorOf([&] { module(h, Def("relu")); }), HasSubstr("module: parmdict is not a container"));
+  EXPECT_THAT(ErrorOf([&] { module(h, Def("relu")); }),
+              HasSubstr("module: parmdict is not a container"));
   pd.named = {{"parms", nn::NamedTensors{{"a", "a"}, {at::ones({2}), at::zeros({3})}}}};
-  EXPECT_THAT(ErrorOf([&] { module(pd); }), HasSubstr("parmdict: parameter or buffer `a given twice"));
+  EXPECT_THAT(ErrorOf([&] { module(pd); }),
+              HasSubstr("parmdict: parameter or buffer `a given twice"));
 }
 
 TEST_F(ContainerKindsTest, CallbackRunsARegisteredFunctionAndItsHandlesEndWithTheCall) {
@@ -216,7 +244,8 @@ TEST_F(ContainerKindsTest, CallbackRunsARegisteredFunctionAndItsHandlesEndWithTh
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(live_handles(), before + 1);  // only q: the call's handles were released
   // Inside a sequential too.
-  Handle s = module(Def("sequential", {}, "", {Def("callback", {std::string("double")}), Def("relu")}));
+  Handle s =
+      module(Def("sequential", {}, "", {Def("callback", {std::string("double")}), Def("relu")}));
   EXPECT_TRUE(at::allclose(forward(s, x).tensor(), at::relu(2 * x)));
   EXPECT_TRUE(unregister_callback("double"));
   EXPECT_THAT(ErrorOf([&] { forward(q, x); }), HasSubstr("callback: no function `double"));
@@ -225,7 +254,9 @@ TEST_F(ContainerKindsTest, CallbackRunsARegisteredFunctionAndItsHandlesEndWithTh
   EXPECT_THAT(ErrorOf([&] { forward(bad, x); }), HasSubstr("callback: `module returned a module"));
   unregister_callback("module");
   EXPECT_EQ(live_handles(), before + 3);
-  EXPECT_THAT(ErrorOf([] { module(Def("callback", {std::string("f"), std::string("vector")})); }),
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("callback", {std::string("f"), std::string("vector")}));
+              }),
               HasSubstr("callback: unrecognized input type `vector"));
 }
 

@@ -2,8 +2,8 @@
 // the real ktorch returned for the same lines (tests/differential/ktorch.tsv, recorded with
 // ktorch_diff; tests/differential/README.md): every case agrees, or its line is listed with a
 // reason in tests/differential/deviations.tsv, and every listed line still differs (a fixed one
-// leaves the list). Cases marked % are compared only where there is no CUDA device. Every exported name has cases. The
-// cases free what they make, so the fixture's leak checks hold.
+// leaves the list). Cases marked % are compared only where there is no CUDA device. Every exported
+// name has cases. The cases free what they make, so the fixture's leak checks hold.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -53,7 +53,8 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
   const auto cases = differential::ParseCases(ReadFile("cases.txt"));
   ASSERT_TRUE(cases.ok()) << cases.status();
   const auto ktorch = ReadPairs("ktorch.tsv");
-  ASSERT_EQ(ktorch.size(), cases->size()) << "ktorch.tsv is not a recording of cases.txt: record it again";
+  ASSERT_EQ(ktorch.size(), cases->size())
+      << "ktorch.tsv is not a recording of cases.txt: record it again";
   absl::flat_hash_map<std::string, std::string> deviations;
   for (auto& [text, reason] : ReadPairs("deviations.tsv")) deviations[text] = reason;
 
@@ -63,9 +64,10 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
   int agreed = 0;
   for (std::size_t i = 0; i < cases->size(); ++i) {
     const differential::Case& c = (*cases)[i];
-    ASSERT_EQ(ktorch[i].first, c.text) << "ktorch.tsv is not a recording of cases.txt: record it again";
+    ASSERT_EQ(ktorch[i].first, c.text)
+        << "ktorch.tsv is not a recording of cases.txt: record it again";
     if (c.without_cuda_only && cuda) {  // ktorch's outcome here was recorded without CUDA
-      deviating.insert(c.text);        // not compared, so not checked as fixed either
+      deviating.insert(c.text);         // not compared, so not checked as fixed either
       continue;
     }
     if (kscope[i] == ktorch[i].second) {
@@ -73,13 +75,14 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
     } else if (deviations.contains(c.text)) {
       deviating.insert(c.text);
     } else {
-      ADD_FAILURE() << "cases.txt:" << c.line << ": " << c.text << "\n  ktorch: " << ktorch[i].second
-                    << "\n  kscope: " << kscope[i];
+      ADD_FAILURE() << "cases.txt:" << c.line << ": " << c.text
+                    << "\n  ktorch: " << ktorch[i].second << "\n  kscope: " << kscope[i];
     }
   }
   for (const auto& [text, reason] : deviations) {
-    EXPECT_TRUE(deviating.contains(text)) << "deviations.tsv lists a line that no longer differs from ktorch, or that "
-                                          << "cases.txt does not have: remove it: " << text;
+    EXPECT_TRUE(deviating.contains(text))
+        << "deviations.tsv lists a line that no longer differs from ktorch, or that "
+        << "cases.txt does not have: remove it: " << text;
   }
   RecordProperty("agreed", agreed);
   RecordProperty("deviations", static_cast<int>(deviating.size()));
@@ -97,12 +100,15 @@ TEST_F(DifferentialTest, EveryExportedNameHasCases) {
   std::vector<std::string> missing;
   for (long long i = 0; i < names->n; ++i) {
     const std::string name = kabi::Symbols(names)[i];
-    absl::StrAppend(&table, absl::StrFormat("%-13s%4d", name, count[name]), i % 6 == 5 ? "\n" : "   ");
+    absl::StrAppend(&table, absl::StrFormat("%-13s%4d", name, count[name]),
+                    i % 6 == 5 ? "\n" : "   ");
     if (count[name] == 0) missing.push_back(name);
   }
-  std::cout << "differential cases per exported name (" << names->n << " names, " << cases->size() << " cases):\n"
+  std::cout << "differential cases per exported name (" << names->n << " names, " << cases->size()
+            << " cases):\n"
             << table << "\n";
-  EXPECT_TRUE(missing.empty()) << "names without a case in cases.txt: " << absl::StrJoin(missing, " ");
+  EXPECT_TRUE(missing.empty()) << "names without a case in cases.txt: "
+                               << absl::StrJoin(missing, " ");
 }
 
 }  // namespace

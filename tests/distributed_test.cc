@@ -20,35 +20,41 @@
 #include "tests/build_paths.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 extern char** environ;
 
 namespace kscope {
 namespace distributed_test {
 
-using testing::ErrorOf;
-using testing::TcpRendezvous;
 using ::testing::Each;
 using ::testing::Eq;
+using testing::ErrorOf;
+using testing::TcpRendezvous;
 
 using DistributedTest = testing::LeakCheckTest;
 
 // Starts ranks 0..started-1 of a world of `world` running `scenario` (fork+exec through
 // posix_spawn: nothing runs in a child before exec) and waits for them; a rank still running
 // after `limit` is killed. Returns each rank's exit status, -1 for a rank killed or not started.
-std::vector<int> RunRanks(const std::string& scenario, int started, int world, const std::string& rendezvous,
-                          std::chrono::milliseconds timeout, std::chrono::seconds limit = std::chrono::seconds(120)) {
+std::vector<int> RunRanks(const std::string& scenario, int started, int world,
+                          const std::string& rendezvous, std::chrono::milliseconds timeout,
+                          std::chrono::seconds limit = std::chrono::seconds(120)) {
   std::vector<pid_t> pids(started, -1);
   std::vector<int> status(started, -1);
   for (int rank = 0; rank < started; ++rank) {
-    std::vector<std::string> args = {testing::kDistributedWorkerPath, scenario, absl::StrCat(rank), absl::StrCat(world),
-                                     rendezvous, absl::StrCat(timeout.count())};
+    std::vector<std::string> args = {testing::kDistributedWorkerPath,
+                                     scenario,
+                                     absl::StrCat(rank),
+                                     absl::StrCat(world),
+                                     rendezvous,
+                                     absl::StrCat(timeout.count())};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pids[rank], argv[0], nullptr, nullptr, argv.data(), environ) != 0) pids[rank] = -1;
+    if (posix_spawn(&pids[rank], argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+      pids[rank] = -1;
   }
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (int running = started; running > 0;) {
@@ -92,12 +98,14 @@ TEST_F(DistributedTest, TwoRanksMeetThroughAFile) {
 // The last rank exits after joining; the others' allreduce fails naming allreduce, within the
 // group's 5 s timeout (the test's own limit, 120 s, is only a guard against a hang).
 TEST_F(DistributedTest, RankLeavingEarlyFailsItsPeers) {
-  EXPECT_THAT(RunRanks("early_exit", 3, 3, TcpRendezvous(), std::chrono::milliseconds(5000)), Each(Eq(0)));
+  EXPECT_THAT(RunRanks("early_exit", 3, 3, TcpRendezvous(), std::chrono::milliseconds(5000)),
+              Each(Eq(0)));
 }
 
 // Two of three ranks start: both fail in group, naming group and the rendezvous, after 2 s.
 TEST_F(DistributedTest, MissingRankFailsGroup) {
-  EXPECT_THAT(RunRanks("missing", 2, 3, TcpRendezvous(), std::chrono::milliseconds(2000)), Each(Eq(0)));
+  EXPECT_THAT(RunRanks("missing", 2, 3, TcpRendezvous(), std::chrono::milliseconds(2000)),
+              Each(Eq(0)));
 }
 
 // Ranks starting from different values train a model bound to the group: every rank ends with
@@ -111,12 +119,14 @@ TEST_F(DistributedTest, ThreeRanksTrainAsOneProcess) {
   EXPECT_THAT(RunRanks("train", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
-// The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, docs/building.md, GPU).
+// The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, docs/building.md,
+// GPU).
 TEST_F(DistributedTest, TwoNcclRanksOneGpuEachTrainAsOneProcess) {
 #ifndef KSCOPE_WITH_CUDA
   GTEST_SKIP() << "built without KSCOPE_ENABLE_CUDA: no nccl backend";
 #endif
-  if (cuda_device_count() < 2) GTEST_SKIP() << "needs 2 CUDA devices, " << cuda_device_count() << " available";
+  if (cuda_device_count() < 2)
+    GTEST_SKIP() << "needs 2 CUDA devices, " << cuda_device_count() << " available";
   EXPECT_THAT(RunRanks("train_nccl", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
@@ -164,9 +174,11 @@ TEST_F(DistributedTest, GroupIsAHandleLikeAnyOther) {
   EXPECT_EQ(ref(g).single(), 2);
   EXPECT_EQ(ptr(g).single(), ptr(shared).single());
   bool listed = false;
-  for (const ObjectRow& row : obj()) listed |= row.ptr == g && row.object_class == ObjectClass::kGroup;
+  for (const ObjectRow& row : obj())
+    listed |= row.ptr == g && row.object_class == ObjectClass::kGroup;
   EXPECT_TRUE(listed);
-  EXPECT_EQ(ErrorOf([&] { to(g, Options::Parse("to", {"cpu"})); }), "to: not implemented for groups");
+  EXPECT_EQ(ErrorOf([&] { to(g, Options::Parse("to", {"cpu"})); }),
+            "to: not implemented for groups");
   EXPECT_EQ(ErrorOf([&] { dtype(g); }), "dtype: not implemented for groups");
   kscope::free(shared);
   EXPECT_EQ(ref(g).single(), 1);
@@ -192,10 +204,12 @@ TEST_F(DistributedTest, OneRankCollectivesKeepValues) {
 TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   GroupOptions o = OneRank();
   o.rank = 1;
-  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: rank must be 0..world-1 for a world of at least 1, given rank 1 of 1");
+  EXPECT_EQ(ErrorOf([&] { group(o); }),
+            "group: rank must be 0..world-1 for a world of at least 1, given rank 1 of 1");
   o = OneRank();
   o.backend = "mpi";
-  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: unrecognized backend `mpi, expected `gloo or `nccl");
+  EXPECT_EQ(ErrorOf([&] { group(o); }),
+            "group: unrecognized backend `mpi, expected `gloo or `nccl");
   o = OneRank();
   o.rendezvous = "tcp://127.0.0.1";
   EXPECT_EQ(ErrorOf([&] { group(o); }),
@@ -203,10 +217,12 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   o = OneRank();
   o.backend = "nccl";
 #ifndef KSCOPE_WITH_CUDA
-  EXPECT_EQ(ErrorOf([&] { group(o); }), "group: backend `nccl needs a libtorch built with CUDA and NCCL");
+  EXPECT_EQ(ErrorOf([&] { group(o); }),
+            "group: backend `nccl needs a libtorch built with CUDA and NCCL");
 #else
   if (cuda_device_count() == 0) {
-    EXPECT_EQ(ErrorOf([&] { group(o); }), "group: backend `nccl needs a CUDA device, none available");
+    EXPECT_EQ(ErrorOf([&] { group(o); }),
+              "group: backend `nccl needs a CUDA device, none available");
   }
 #endif
   EXPECT_EQ(ErrorOf([] { ReductionFromName("allreduce", "prod"); }),
@@ -216,9 +232,12 @@ TEST_F(DistributedTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   const Handle t = tensor(at::tensor({1, 2}));
   EXPECT_EQ(ErrorOf([&] { allreduce(t); }), "allreduce: no process group, make one with group");
   const Handle g = group(OneRank());
-  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kSum, t); }), "allreduce: expected group, given tensor");
-  EXPECT_EQ(ErrorOf([&] { allreduce(g); }), "allreduce: expected tensor, vector or dictionary, given group");
-  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kMean); }), "allreduce: mean needs floating-point tensors, given int");
+  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kSum, t); }),
+            "allreduce: expected group, given tensor");
+  EXPECT_EQ(ErrorOf([&] { allreduce(g); }),
+            "allreduce: expected tensor, vector or dictionary, given group");
+  EXPECT_EQ(ErrorOf([&] { allreduce(t, Reduction::kMean); }),
+            "allreduce: mean needs floating-point tensors, given int");
   EXPECT_EQ(ErrorOf([&] { broadcast(t, 1); }), "broadcast: root must be a rank 0..0, given 1");
   EXPECT_EQ(ErrorOf([&] { allgather(g); }), "allgather: expected tensor, given group");
   EXPECT_TRUE(at::equal(tensor(t), at::tensor({1, 2})));
@@ -246,7 +265,8 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
   const Handle q = testing::Sequential(2, 8, 2);
   const Handle m = model({q, loss("ce"), opt("sgd", q, {0.1})});
   train(m, {{"batchsize", std::int64_t{5}},
-            {"metrics", std::vector<std::string>{"loss", "grouploss", "accuracy", "groupaccuracy", "matches", "groupmatches"}}});
+            {"metrics", std::vector<std::string>{"loss", "grouploss", "accuracy", "groupaccuracy",
+                                                 "matches", "groupmatches"}}});
   const at::Tensor x = at::randn({12, 2});
   model_data(m, nn::DataMode::kTrain, x, (x.select(1, 0) > 0).to(at::kLong));
 
@@ -271,7 +291,8 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
 
   undistribute(m);
   EXPECT_FALSE(is_distributed(m));
-  EXPECT_EQ(ErrorOf([&] { undistribute(tensor(at::ones(1))); }), "undistribute: expected model, given tensor");
+  EXPECT_EQ(ErrorOf([&] { undistribute(tensor(at::ones(1))); }),
+            "undistribute: expected model, given tensor");
 }
 
 }  // namespace distributed_test

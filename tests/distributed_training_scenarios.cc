@@ -26,7 +26,9 @@ using nn::DataMode;
 std::pair<at::Tensor, at::Tensor> Data(std::int64_t n, std::uint64_t seed) {
   at::Generator g = at::make_generator<at::CPUGeneratorImpl>(seed);
   const at::Tensor x = at::randn({n, 4}, g);
-  const at::Tensor w = at::tensor({1.0f, -1.0f, 0.5f, 0.0f, 2.0f, -0.5f, -1.0f, 0.5f, 1.0f, 0.5f, 0.0f, -2.0f}).view({4, 3});
+  const at::Tensor w =
+      at::tensor({1.0f, -1.0f, 0.5f, 0.0f, 2.0f, -0.5f, -1.0f, 0.5f, 1.0f, 0.5f, 0.0f, -2.0f})
+          .view({4, 3});
   return {x, x.matmul(w).argmax(1)};
 }
 
@@ -46,7 +48,8 @@ Handle Classifier(std::uint64_t seed, const std::string& device = "cpu") {
 // Every parameter, buffer and optimizer state buffer of model m, flattened into one double row.
 at::Tensor Flat(Handle m) {
   std::vector<at::Tensor> parts;
-  for (const at::Tensor& t : nn::ModelOf("worker", m)->tensors()) parts.push_back(t.detach().flatten().to(at::kDouble).cpu());
+  for (const at::Tensor& t : nn::ModelOf("worker", m)->tensors())
+    parts.push_back(t.detach().flatten().to(at::kDouble).cpu());
   return at::cat(parts);
 }
 
@@ -68,9 +71,12 @@ constexpr int kEpochs = 3;
 constexpr std::int64_t kBatch = 4, kRows = 54, kTestRows = 30, kTestBatch = 7, kShuffleSeed = 5;
 
 void SetOptions(Handle m, std::int64_t batchsize) {
-  train(m, {{"batchsize", batchsize}, {"shuffle", true}, {"shuffleseed", kShuffleSeed},
+  train(m, {{"batchsize", batchsize},
+            {"shuffle", true},
+            {"shuffleseed", kShuffleSeed},
             {"metrics", std::vector<std::string>{"loss", "grouploss", "groupmatches"}}});
-  test(m, {{"batchsize", kTestBatch}, {"metrics", std::vector<std::string>{"accuracy", "groupaccuracy", "groupmatches"}}});
+  test(m, {{"batchsize", kTestBatch},
+           {"metrics", std::vector<std::string>{"accuracy", "groupaccuracy", "groupmatches"}}});
 }
 
 // One process training on the whole data with batches as large as the ranks' together, from
@@ -92,11 +98,13 @@ std::pair<at::Tensor, double> SingleProcess(int world) {
 // Every rank's row, checked equal to rank 0's.
 void CheckSameOnEveryRank(const at::Tensor& mine, const std::string& what) {
   const auto all = std::get<TensorVector>(allgather(Operand(mine)).value());
-  for (std::size_t r = 1; r < all.size(); ++r) CheckEqual(all[r], all[0], absl::StrCat(what, ": rank ", r, " vs rank 0"));
+  for (std::size_t r = 1; r < all.size(); ++r)
+    CheckEqual(all[r], all[0], absl::StrCat(what, ": rank ", r, " vs rank 0"));
 }
 
 void CheckClose(double got, double want, const std::string& what) {
-  Check(std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want)), absl::StrFormat("%s: %.17g vs %.17g", what, got, want));
+  Check(std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want)),
+        absl::StrFormat("%s: %.17g vs %.17g", what, got, want));
 }
 
 }  // namespace
@@ -121,19 +129,22 @@ void Train(const Setup& s) {
   for (int epoch = 0; epoch < kEpochs; ++epoch) {
     const RunMetrics r = run(m);
     // The tasks' losses add up to the group's; the group saw every row once.
-    const at::Tensor losses = std::get<at::Tensor>(allreduce(Value(at::tensor({Metric(r, "loss")}))));
+    const at::Tensor losses =
+        std::get<at::Tensor>(allreduce(Value(at::tensor({Metric(r, "loss")}))));
     CheckClose(losses.item<double>(), Metric(r, "grouploss"), "sum of task losses vs grouploss");
     Check(MetricTensor(r, "groupmatches")[1].item<std::int64_t>() == kRows, "groupmatches total");
   }
   const at::Tensor got = Flat(m);
   CheckSameOnEveryRank(got, "after training");
   Check(at::allclose(got, want, 1e-4, 1e-5),
-        absl::StrCat("parameters vs one process: max difference ", (got - want).abs().max().item<double>()));
+        absl::StrCat("parameters vs one process: max difference ",
+                     (got - want).abs().max().item<double>()));
 
   const auto [xt, yt] = Data(kTestRows, 2);
   model_data(m, DataMode::kTest, xt, yt);
   const RunMetrics t = testrun(m);
-  Check(MetricTensor(t, "groupmatches")[1].item<std::int64_t>() == kTestRows, "testrun groupmatches total");
+  Check(MetricTensor(t, "groupmatches")[1].item<std::int64_t>() == kTestRows,
+        "testrun groupmatches total");
   CheckClose(Metric(t, "groupaccuracy"), want_accuracy, "testrun groupaccuracy vs one process");
   undistribute(m);
   Check(!is_distributed(m), "unbound");
@@ -144,16 +155,19 @@ void Mismatch(const Setup& s) {
   const Scope scope = Scope::Open();
   const Handle g = group(s.group);
   // Rank 1's module is wider: every rank fails alike, nothing changed.
-  const Handle wide = model({testing::Sequential(4, rank == 1 ? 32 : 16, 3), loss("ce"), opt("sgd")});
+  const Handle wide =
+      model({testing::Sequential(4, rank == 1 ? 32 : 16, 3), loss("ce"), opt("sgd")});
   const at::Tensor before = Flat(wide);
   Check(ErrorOf([&] { distribute(wide, g); }) ==
-            "distribute: rank 1's module differs from rank 0's (parameter and buffer sizes and types)",
+            "distribute: rank 1's module differs from rank 0's (parameter and buffer sizes and "
+            "types)",
         "module mismatch error");
   CheckEqual(Flat(wide), before, "unchanged after a failed distribute");
   Check(!is_distributed(wide), "not bound after a failed distribute");
 
   // Only rank 0 took a step: its adam state has no match on rank 1.
-  const Handle stepped = rank == 0 ? Classifier(0) : model({testing::Sequential(4, 16, 3), loss("ce"), opt("adam")});
+  const Handle stepped =
+      rank == 0 ? Classifier(0) : model({testing::Sequential(4, 16, 3), loss("ce"), opt("adam")});
   Check(absl::StartsWith(ErrorOf([&] { distribute(stepped, g); }),
                          "distribute: rank 1's optimizer state differs from rank 0's"),
         "optimizer state mismatch error");
@@ -166,7 +180,8 @@ void Mismatch(const Setup& s) {
   distribute(m, g);
   const at::Tensor bound = Flat(m);
   Check(ErrorOf([&] { run(m); }) ==
-            "run: rank 1 has 5 batches in all, rank 0 has 4: give every rank the same data and batchsize",
+            "run: rank 1 has 5 batches in all, rank 0 has 4: give every rank the same data and "
+            "batchsize",
         "batch count mismatch error");
   CheckEqual(Flat(m), bound, "no step taken");
   // A task option changed after binding (rank 1 now task 0 too): refused on every rank.
@@ -174,7 +189,9 @@ void Mismatch(const Setup& s) {
   const auto [same_x, same_y] = Data(16, 1);
   model_data(m, DataMode::kTrain, same_x, same_y);
   const std::string error = ErrorOf([&] { run(m); });
-  Check(error == "run: rank 1 is task 0 of 2, but a model bound to a group of 2 must be task 1 of 2", error);
+  Check(
+      error == "run: rank 1 is task 0 of 2, but a model bound to a group of 2 must be task 1 of 2",
+      error);
 }
 
 void Killed(const Setup& s) {
@@ -194,8 +211,11 @@ void Killed(const Setup& s) {
     }).detach();
   }
   std::string error = "no error";
-  for (int epoch = 0; epoch < 100000 && error == "no error"; ++epoch) error = ErrorOf([&] { run(m); });
-  Check(absl::StartsWith(error, absl::StrFormat("run: rank %d of %d failed: ", s.group.rank, s.group.world)), error);
+  for (int epoch = 0; epoch < 100000 && error == "no error"; ++epoch)
+    error = ErrorOf([&] { run(m); });
+  Check(absl::StartsWith(
+            error, absl::StrFormat("run: rank %d of %d failed: ", s.group.rank, s.group.world)),
+        error);
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
 }
 
@@ -204,8 +224,10 @@ void RankError(const Setup& s) {
   const Scope scope = Scope::Open();
   const Handle g = group(s.group);
   const Handle m = Classifier(0);
-  train(m, {{"batchsize", std::int64_t{4}}, {"metrics", std::vector<std::string>{"loss", "grouploss"}}});
-  test(m, {{"batchsize", std::int64_t{4}}, {"metrics", std::vector<std::string>{"loss", "groupmatches"}}});
+  train(m, {{"batchsize", std::int64_t{4}},
+            {"metrics", std::vector<std::string>{"loss", "grouploss"}}});
+  test(m, {{"batchsize", std::int64_t{4}},
+           {"metrics", std::vector<std::string>{"loss", "groupmatches"}}});
   distribute(m, g);
   const at::Tensor before = Flat(m);
   // The last rank's first batch (rows 4(world-1)..) holds a class out of range: its loss fails
@@ -213,7 +235,8 @@ void RankError(const Setup& s) {
   const auto [x, y] = Data(8 * world, 1);
   const at::Tensor bad = y.clone();
   if (rank == world - 1) bad[4 * (world - 1)].fill_(7);
-  const std::string peer = absl::StrFormat("rank %d of %d failed in this epoch (its own error says why)", world - 1, world);
+  const std::string peer = absl::StrFormat(
+      "rank %d of %d failed in this epoch (its own error says why)", world - 1, world);
   const auto check_error = [&](const std::string& error, const std::string& fn) {
     if (rank == world - 1) {
       Check(absl::StrContains(error, "out of bounds"), "the failing rank's own error: " + error);
@@ -224,7 +247,8 @@ void RankError(const Setup& s) {
   model_data(m, DataMode::kTrain, x, bad);
   check_error(ErrorOf([&] { run(m); }), "run");
   CheckEqual(Flat(m), before, "no step taken");
-  Check(model_datasize(m, DataMode::kTrain) == 8 * world, "training data restored after the failed run");
+  Check(model_datasize(m, DataMode::kTrain) == 8 * world,
+        "training data restored after the failed run");
 
   // The ranks are still in step: with the class fixed, the next epochs train alike.
   model_data(m, DataMode::kTrain, x, y);
@@ -234,9 +258,11 @@ void RankError(const Setup& s) {
   // testrun: the failing rank's error ends its batches; the group metrics' collective carries it.
   model_data(m, DataMode::kTest, x, bad);
   check_error(ErrorOf([&] { testrun(m); }), "testrun");
-  Check(model_datasize(m, DataMode::kTest) == 8 * world, "test data restored after the failed testrun");
+  Check(model_datasize(m, DataMode::kTest) == 8 * world,
+        "test data restored after the failed testrun");
   model_data(m, DataMode::kTest, x, y);
-  Check(MetricTensor(testrun(m), "groupmatches")[1].item<std::int64_t>() == 8 * world, "testrun after the failed one");
+  Check(MetricTensor(testrun(m), "groupmatches")[1].item<std::int64_t>() == 8 * world,
+        "testrun after the failed one");
 }
 
 }  // namespace kscope::worker

@@ -54,7 +54,8 @@ void AllreduceTensors(int rank, int world) {
   const double mean = OverRanks(world, [](int q) { return q; }) / world;
   CheckEqual(kscope::tensor(m), at::tensor({mean, 10 - mean}), "allreduce mean");
 
-  const Handle hi = kscope::tensor(at::tensor({r, -r}).to(at::kLong)), lo = kscope::tensor(at::tensor({r, -r}).to(at::kLong));
+  const Handle hi = kscope::tensor(at::tensor({r, -r}).to(at::kLong)),
+               lo = kscope::tensor(at::tensor({r, -r}).to(at::kLong));
   kscope::allreduce(hi, Reduction::kMax);
   kscope::allreduce(lo, Reduction::kMin);
   CheckEqual(kscope::tensor(hi), at::tensor({world - 1, 0}).to(at::kLong), "allreduce max");
@@ -73,7 +74,8 @@ void AllreduceContainers(int rank, int world) {
   const Handle v = kscope::vector({at::tensor({r}), at::full({2, 2}, rank, at::kLong)});
   kscope::allreduce(v, Reduction::kSum);
   CheckEqual(kscope::vector(v, 0), at::tensor({sum}), "vector sum, element 0");
-  CheckEqual(kscope::vector(v, 1), at::full({2, 2}, static_cast<std::int64_t>(sum), at::kLong), "vector sum, element 1");
+  CheckEqual(kscope::vector(v, 1), at::full({2, 2}, static_cast<std::int64_t>(sum), at::kLong),
+             "vector sum, element 1");
 
   const Handle d = kscope::dict({{"a", at::tensor({r, r})}, {"b", at::full({3}, 1.0 + rank)}});
   kscope::allreduce(d, Reduction::kMax);
@@ -88,7 +90,8 @@ void AllreduceContainers(int rank, int world) {
   kscope::TensorDict named;
   named.insert("x", at::tensor({1.0}));
   const kscope::Value dd = kscope::allreduce(kscope::Value(std::move(named)));
-  CheckEqual(std::get<kscope::TensorDict>(dd)["x"], at::tensor({static_cast<double>(world)}), "allreduce dictionary data");
+  CheckEqual(std::get<kscope::TensorDict>(dd)["x"], at::tensor({static_cast<double>(world)}),
+             "allreduce dictionary data");
 }
 
 void BroadcastGatherBarrier(int rank, int world) {
@@ -96,18 +99,23 @@ void BroadcastGatherBarrier(int rank, int world) {
   const Handle t = kscope::tensor(at::tensor({10.0 * rank, 1.0}));
   kscope::broadcast(t, root);
   CheckEqual(kscope::tensor(t), at::tensor({10.0 * root, 1.0}), "broadcast tensor");
-  const kscope::Value v = kscope::broadcast(kscope::Value(kscope::TensorVector{at::tensor({rank}), at::tensor({-rank})}), 0);
-  CheckEqual(std::get<kscope::TensorVector>(v).at(0), at::tensor({0}), "broadcast vector data, element 0");
-  CheckEqual(std::get<kscope::TensorVector>(v).at(1), at::tensor({0}), "broadcast vector data, element 1");
+  const kscope::Value v = kscope::broadcast(
+      kscope::Value(kscope::TensorVector{at::tensor({rank}), at::tensor({-rank})}), 0);
+  CheckEqual(std::get<kscope::TensorVector>(v).at(0), at::tensor({0}),
+             "broadcast vector data, element 0");
+  CheckEqual(std::get<kscope::TensorVector>(v).at(1), at::tensor({0}),
+             "broadcast vector data, element 1");
 
   const Handle x = kscope::tensor(at::tensor({rank, 2 * rank}));
   const Handle gathered = kscope::allgather(x);
   Check(kscope::class_(gathered) == kscope::ObjectClass::kVector, "allgather gives a vector");
-  for (int q = 0; q < world; ++q) CheckEqual(kscope::vector(gathered, q), at::tensor({q, 2 * q}), "allgather element");
+  for (int q = 0; q < world; ++q)
+    CheckEqual(kscope::vector(gathered, q), at::tensor({q, 2 * q}), "allgather element");
   const kscope::Result data = kscope::allgather(at::tensor({1.0 * rank}));
   const auto& items = std::get<kscope::TensorVector>(data.value());
   Check(static_cast<int>(items.size()) == world, "allgather data size");
-  for (int q = 0; q < world; ++q) CheckEqual(items[q], at::tensor({1.0 * q}), "allgather data element");
+  for (int q = 0; q < world; ++q)
+    CheckEqual(items[q], at::tensor({1.0 * q}), "allgather data element");
 
   kscope::barrier();
 }
@@ -115,9 +123,10 @@ void BroadcastGatherBarrier(int rank, int world) {
 void Collectives(const Setup& s) {
   const kscope::Scope scope = kscope::Scope::Open();
   const Handle g = kscope::group(s.group);
-  Check(kscope::group_rank(g) == s.group.rank && kscope::group_world() == s.group.world, "rank and world");
-  Check(kscope::str(g) == absl::StrFormat("gloo process group: rank %d of %d at %s", s.group.rank, s.group.world,
-                                          s.group.rendezvous),
+  Check(kscope::group_rank(g) == s.group.rank && kscope::group_world() == s.group.world,
+        "rank and world");
+  Check(kscope::str(g) == absl::StrFormat("gloo process group: rank %d of %d at %s", s.group.rank,
+                                          s.group.world, s.group.rendezvous),
         kscope::str(g));
   AllreduceTensors(s.group.rank, s.group.world);
   AllreduceContainers(s.group.rank, s.group.world);
@@ -132,7 +141,9 @@ void EarlyExit(const Setup& s) {
   if (s.group.rank == s.group.world - 1) std::_Exit(0);  // gone without a word to its peers
   const Handle t = kscope::tensor(at::tensor({1.0, 2.0}));
   const std::string error = ErrorOf([&] { kscope::allreduce(t); });
-  Check(absl::StartsWith(error, absl::StrFormat("allreduce: rank %d of %d failed: ", s.group.rank, s.group.world)), error);
+  Check(absl::StartsWith(error, absl::StrFormat("allreduce: rank %d of %d failed: ", s.group.rank,
+                                                s.group.world)),
+        error);
   CheckEqual(kscope::tensor(t), at::tensor({1.0, 2.0}), "unchanged after a failed allreduce");
 }
 
@@ -144,8 +155,8 @@ void Missing(const Setup& s) {
 
 bool Parse(int argc, char** argv, Setup* s) {
   int timeout_ms = 0;
-  if (argc != 6 || !absl::SimpleAtoi(argv[2], &s->group.rank) || !absl::SimpleAtoi(argv[3], &s->group.world) ||
-      !absl::SimpleAtoi(argv[5], &timeout_ms)) {
+  if (argc != 6 || !absl::SimpleAtoi(argv[2], &s->group.rank) ||
+      !absl::SimpleAtoi(argv[3], &s->group.world) || !absl::SimpleAtoi(argv[5], &timeout_ms)) {
     return false;
   }
   s->scenario = argv[1];
@@ -163,7 +174,9 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr << "usage: distributed_worker collectives|early_exit|missing|train|train_nccl|mismatch|killed|rank_error RANK WORLD RENDEZVOUS "
+    std::cerr << "usage: distributed_worker "
+                 "collectives|early_exit|missing|train|train_nccl|mismatch|killed|rank_error RANK "
+                 "WORLD RENDEZVOUS "
                  "TIMEOUT_MS\n";
     return 2;
   }
@@ -186,9 +199,11 @@ int main(int argc, char** argv) {
       std::cerr << "distributed_worker: unknown scenario " << s.scenario << "\n";
       return 2;
     }
-    Check(kscope::live_handles() == 0, "every handle freed: " + kscope::FormatObjects(kscope::obj()));
+    Check(kscope::live_handles() == 0,
+          "every handle freed: " + kscope::FormatObjects(kscope::obj()));
   } catch (const std::exception& e) {
-    std::cerr << "distributed_worker " << s.scenario << " rank " << s.group.rank << ": " << e.what() << "\n";
+    std::cerr << "distributed_worker " << s.scenario << " rank " << s.group.rank << ": " << e.what()
+              << "\n";
     return 1;
   }
   return 0;

@@ -25,7 +25,9 @@ inline void Check(bool ok, const std::string& what) {
 }
 
 inline void CheckEqual(const at::Tensor& got, const at::Tensor& want, const std::string& what) {
-  if (got.scalar_type() == want.scalar_type() && got.sizes() == want.sizes() && at::equal(got, want)) return;
+  if (got.scalar_type() == want.scalar_type() && got.sizes() == want.sizes() &&
+      at::equal(got, want))
+    return;
   std::ostringstream text;
   text << what << ": got\n" << got << "\nwant\n" << want;
   Check(false, text.str());

@@ -1,5 +1,5 @@
-// api/tensor/info.h attribute functions, api/env/environment.h and api/env/help.h, each checked against the
-// same libtorch call made directly on the tensor the handle holds.
+// api/tensor/info.h attribute functions, api/env/environment.h and api/env/help.h, each checked
+// against the same libtorch call made directly on the tensor the handle holds.
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
@@ -9,22 +9,22 @@
 
 #include "absl/strings/str_format.h"
 
-#include "api/tensor/autograd.h"
 #include "api/env/environment.h"
 #include "api/env/help.h"
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
+#include "api/tensor/autograd.h"
 #include "tests/error_text.h"
 #include "tests/test_fixture.h"
 
 namespace kscope {
 namespace environment_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 using ::testing::Pair;
 
 using InfoAttributeTest = LeakCheckTest;
@@ -33,7 +33,8 @@ using HelpTest = LeakCheckTest;
 
 TEST_F(InfoAttributeTest, TensorAttributesMatchLibtorch) {
   auto scope = Scope::Open();
-  const at::Tensor x = at::arange(24, at::kFloat).reshape({2, 3, 4}).transpose(0, 2).narrow(0, 1, 2);
+  const at::Tensor x =
+      at::arange(24, at::kFloat).reshape({2, 3, 4}).transpose(0, 2).narrow(0, 1, 2);
   const Handle h = tensor(x);
   EXPECT_EQ(stride(h).single(), x.strides().vec());
   EXPECT_EQ(dim(h).single(), x.dim());
@@ -81,9 +82,17 @@ TEST_F(InfoAttributeTest, GradientsChannelsLastAndUndefined) {
 
 TEST_F(InfoAttributeTest, KTypesOfEveryDtype) {
   auto scope = Scope::Open();
-  for (const auto& [type, k] : std::vector<std::pair<at::ScalarType, char>>{
-           {at::kBool, 'b'}, {at::kByte, 'x'}, {at::kChar, 'c'}, {at::kShort, 'h'}, {at::kInt, 'i'},
-           {at::kLong, 'j'}, {at::kHalf, 'e'}, {at::kFloat, 'e'}, {at::kDouble, 'f'}, {at::kComplexDouble, 'f'}}) {
+  for (const auto& [type, k] :
+       std::vector<std::pair<at::ScalarType, char>>{{at::kBool, 'b'},
+                                                    {at::kByte, 'x'},
+                                                    {at::kChar, 'c'},
+                                                    {at::kShort, 'h'},
+                                                    {at::kInt, 'i'},
+                                                    {at::kLong, 'j'},
+                                                    {at::kHalf, 'e'},
+                                                    {at::kFloat, 'e'},
+                                                    {at::kDouble, 'f'},
+                                                    {at::kComplexDouble, 'f'}}) {
     EXPECT_EQ(ktype(tensor(at::zeros({1}, type))).single(), k) << type;
   }
 }
@@ -107,7 +116,8 @@ TEST_F(InfoAttributeTest, VectorsAndDictionariesPerElement) {
   const Handle d = dict({{"a", Operand(a)}, {"b", Operand(b)}});
   EXPECT_THAT(dim(v).list(), ElementsAre(2, 1));
   EXPECT_THAT(ktype(v).list(), ElementsAre('e', 'j'));
-  EXPECT_THAT(stride(v).list(), ElementsAre(std::vector<std::int64_t>{3, 1}, std::vector<std::int64_t>{1}));
+  EXPECT_THAT(stride(v).list(),
+              ElementsAre(std::vector<std::int64_t>{3, 1}, std::vector<std::int64_t>{1}));
   EXPECT_THAT(numel(d).named(), ElementsAre(Pair("a", 6), Pair("b", 4)));
   EXPECT_THAT(defined(d).named(), ElementsAre(Pair("a", true), Pair("b", true)));
   const PerElement<TensorOptionsInfo> o = options(d);
@@ -133,7 +143,8 @@ TEST_F(InfoAttributeTest, OptionsOfTensorAndDefaults) {
 TEST_F(InfoAttributeTest, SameAliasAndDetail) {
   auto scope = Scope::Open();
   const at::Tensor x = at::arange(6);
-  const Handle a = tensor(x), b = tensor(x), view = tensor(x.narrow(0, 1, 2)), other = tensor(at::arange(6));
+  const Handle a = tensor(x), b = tensor(x), view = tensor(x.narrow(0, 1, 2)),
+               other = tensor(at::arange(6));
   EXPECT_TRUE(same(a, b));
   EXPECT_FALSE(same(a, view));
   EXPECT_TRUE(alias(a, view));
@@ -147,7 +158,8 @@ TEST_F(InfoAttributeTest, SameAliasAndDetail) {
 
 TEST_F(InfoAttributeTest, CompositesAndWrongClassesAreErrors) {
   auto scope = Scope::Open();
-  const Handle q = module(ModuleDefinition{"linear", "", {std::int64_t{2}, std::int64_t{3}}, {}, {}});
+  const Handle q =
+      module(ModuleDefinition{"linear", "", {std::int64_t{2}, std::int64_t{3}}, {}, {}});
   const Handle l = loss("mse");
   const Handle o = opt("adamw", q);
   const Handle v = vector({Operand(at::ones({1}))});
@@ -178,7 +190,8 @@ TEST_F(EnvironmentTest, SeedsPerDevice) {
   seed_all(std::nullopt);  // nondeterministic: a fresh seed
   EXPECT_EQ(initial_seed("cpu"), at::detail::getDefaultCPUGenerator().current_seed());
   seed_all(42);
-  EXPECT_EQ(ErrorOf([] { initial_seed("gpu"); }), "seed: unrecognized device `gpu, expecting cpu or cuda:N");
+  EXPECT_EQ(ErrorOf([] { initial_seed("gpu"); }),
+            "seed: unrecognized device `gpu, expecting cpu or cuda:N");
   EXPECT_EQ(initial_seed("cpu"), 42u);
   if (cuda_device_count() == 0) {
     EXPECT_EQ(ErrorOf([] { seed_device("cuda:0", 1); }), "seed: no CUDA devices available");
@@ -247,8 +260,10 @@ TEST_F(EnvironmentTest, ConfigAndVersion) {
   const std::vector<std::string> lines = config();
   ASSERT_FALSE(lines.empty());
   EXPECT_THAT(at::show_config(), HasSubstr(lines[0]));
-  EXPECT_EQ(version(), absl::StrFormat("%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH));
-  EXPECT_DOUBLE_EQ(version_number(), TORCH_VERSION_MAJOR + TORCH_VERSION_MINOR / 100.0 + TORCH_VERSION_PATCH / 10000.0);
+  EXPECT_EQ(version(), absl::StrFormat("%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR,
+                                       TORCH_VERSION_PATCH));
+  EXPECT_DOUBLE_EQ(version_number(), TORCH_VERSION_MAJOR + TORCH_VERSION_MINOR / 100.0 +
+                                         TORCH_VERSION_PATCH / 10000.0);
 }
 
 TEST_F(HelpTest, KindTablesFollowTheKindTables) {
@@ -294,7 +309,8 @@ TEST_F(HelpTest, BackwardModesAreThoseBackwardAccepts) {
 TEST_F(HelpTest, TopicsAndTypeTables) {
   std::vector<std::string> names;
   for (const auto& [name, text] : help_topics()) names.push_back(name);
-  EXPECT_THAT(names, ElementsAre("backward", "dtype", "ktype", "loss", "module", "optimizer", "tensor"));
+  EXPECT_THAT(names,
+              ElementsAre("backward", "dtype", "ktype", "loss", "module", "optimizer", "tensor"));
   for (const auto& [dtype, k] : dtype_ktypes()) {
     EXPECT_EQ(KTypeOf(*DtypeFromName(dtype)), k);
   }

@@ -2,8 +2,8 @@
 // (against the same model trained on the CPU), the shuffle generator on the GPU, and an nccl
 // process group of one rank training a CUDA model. Each test runs where libtorch sees a CUDA
 // device and skips elsewhere, saying why (the nccl tests also need a libtorch with NCCL:
-// KSCOPE_ENABLE_CUDA=ON). Two nccl ranks, one GPU each: distributed_test.cc. docs/building.md, GPU, has
-// the commands and the results of the last run on a GPU machine.
+// KSCOPE_ENABLE_CUDA=ON). Two nccl ranks, one GPU each: distributed_test.cc. docs/building.md, GPU,
+// has the commands and the results of the last run on a GPU machine.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -14,8 +14,8 @@
 #include "api/model/model_object.h"
 #include "tests/error_text.h"
 #include "tests/free_port.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace gpu_test {
@@ -27,7 +27,8 @@ class CudaTest : public LeakCheckTest {
  protected:
   void SetUp() override {
     LeakCheckTest::SetUp();
-    if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA device: this libtorch reports at::hasCUDA() == false";
+    if (!at::hasCUDA())
+      GTEST_SKIP() << "no CUDA device: this libtorch reports at::hasCUDA() == false";
   }
 };
 
@@ -74,7 +75,8 @@ TEST_F(CudaTest, PinnedHostMemoryCopiesToTheGpuAndBack) {
 
 // A 2-8-2 classifier on `device` (the same starting values and data whatever the device), with
 // 40 rows in batches of 10, training `metrics` and the test accuracy.
-Handle Classifier(const std::string& device, const std::vector<std::string>& metrics = {"loss", "accuracy"},
+Handle Classifier(const std::string& device,
+                  const std::vector<std::string>& metrics = {"loss", "accuracy"},
                   const nn::NamedValues& extra = {}) {
   at::manual_seed(11);
   const Handle q = testing::Sequential(2, 8, 2);
@@ -105,11 +107,14 @@ TEST_F(CudaTest, ModelTrainsOnTheGpuAsOnTheCpu) {
   EXPECT_TRUE(at::equal(Parameters(cpu), Parameters(gpu)));
   for (int epoch = 0; epoch < 3; ++epoch) {
     const RunMetrics c = run(cpu), g = run(gpu);
-    EXPECT_NEAR(g.values[0].second.item<double>(), c.values[0].second.item<double>(), 1e-5) << "loss, epoch " << epoch;
-    EXPECT_DOUBLE_EQ(g.values[1].second.item<double>(), c.values[1].second.item<double>()) << "accuracy";
+    EXPECT_NEAR(g.values[0].second.item<double>(), c.values[0].second.item<double>(), 1e-5)
+        << "loss, epoch " << epoch;
+    EXPECT_DOUBLE_EQ(g.values[1].second.item<double>(), c.values[1].second.item<double>())
+        << "accuracy";
   }
   EXPECT_TRUE(at::allclose(Parameters(gpu), Parameters(cpu), 1e-4, 1e-5));
-  EXPECT_DOUBLE_EQ(testrun(gpu).values[0].second.item<double>(), testrun(cpu).values[0].second.item<double>());
+  EXPECT_DOUBLE_EQ(testrun(gpu).values[0].second.item<double>(),
+                   testrun(cpu).values[0].second.item<double>());
   const at::Tensor x = at::randn({4, 2});
   EXPECT_TRUE(model_backstep(gpu, x, (x.select(1, 0) > 0).to(at::kLong)).is_cuda());
 }
@@ -119,7 +124,8 @@ TEST_F(CudaTest, ModelTrainsOnTheGpuAsOnTheCpu) {
 // shuffles as the same model on the CPU does, and two GPU models with it draw the same sequence.
 TEST_F(CudaTest, SharedShuffleGeneratorIsSeeded) {
   auto scope = Scope::Open();
-  const nn::NamedValues tasks = {{"shuffle", true}, {"tasks", std::int64_t{2}}, {"shuffleseed", std::int64_t{5}}};
+  const nn::NamedValues tasks = {
+      {"shuffle", true}, {"tasks", std::int64_t{2}}, {"shuffleseed", std::int64_t{5}}};
   nn::NamedValues on_gpu = tasks;
   on_gpu.emplace_back("shufflecuda", true);
   const Handle cpu = Classifier("cpu", {"loss"}, tasks), gpu = Classifier("cuda", {"loss"}, tasks);
@@ -165,12 +171,14 @@ TEST_F(NcclTest, GroupOfOneTrainsACudaModel) {
   EXPECT_EQ(device(gathered), "cuda:0");
 
   const Handle cpu = Classifier("cpu");
-  EXPECT_EQ(ErrorOf([&] { distribute(cpu, g); }), "distribute: an nccl group needs the model on a CUDA device, given cpu");
+  EXPECT_EQ(ErrorOf([&] { distribute(cpu, g); }),
+            "distribute: an nccl group needs the model on a CUDA device, given cpu");
   const Handle m = Classifier("cuda", {"loss", "grouploss", "groupmatches"});
   distribute(m, g);
   for (int epoch = 0; epoch < 2; ++epoch) {
     const RunMetrics r = run(m), c = run(cpu);
-    EXPECT_DOUBLE_EQ(r.values[1].second.item<double>(), r.values[0].second.item<double>());  // grouploss
+    EXPECT_DOUBLE_EQ(r.values[1].second.item<double>(),
+                     r.values[0].second.item<double>());  // grouploss
     EXPECT_NEAR(r.values[0].second.item<double>(), c.values[0].second.item<double>(), 1e-5);
     EXPECT_EQ(r.values[2].second[1].item<std::int64_t>(), 40);  // groupmatches: rows seen
   }

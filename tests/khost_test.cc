@@ -38,7 +38,9 @@ class KhostTest : public ::testing::Test {
 // The reports of `capture` as text, for failure messages.
 std::string Reports(const ReportCapture& capture) { return capture.Text(); }
 
-std::vector<std::uint8_t> ByteVector(K x) { return std::vector<std::uint8_t>(kabi::Bytes(x), kabi::Bytes(x) + x->n); }
+std::vector<std::uint8_t> ByteVector(K x) {
+  return std::vector<std::uint8_t>(kabi::Bytes(x), kabi::Bytes(x) + x->n);
+}
 
 // --- plugin functions the checks are provoked with -----------------------------------------------
 
@@ -320,7 +322,8 @@ TEST_F(KhostTest, UnfilledSlotsHoldThePoisonPointer) {
   EXPECT_TRUE(capture.Has(Check::kUnfilledSlot)) << Reports(capture);
   K s = kabi::ktn(kabi::kSymbol, 1);
   kabi::r0(s);
-  EXPECT_EQ(capture.Count(Check::kUnfilledSlot), 3) << Reports(capture);  // two list slots, one symbol
+  EXPECT_EQ(capture.Count(Check::kUnfilledSlot), 3)
+      << Reports(capture);  // two list slots, one symbol
 }
 
 TEST_F(KhostTest, ReleasePolicyStillIdentifiesUseAfterFree) {
@@ -605,9 +608,10 @@ TEST_F(KhostTest, ArgumentShapesFollowQ) {
   KRef count(kabi::dl(reinterpret_cast<void*>(&CountOf), 1));
   KRef add(kabi::dl(reinterpret_cast<void*>(&Add), 2));
   KRef one(kabi::kj(1)), two(kabi::kj(2));
-  EXPECT_EQ(khost::S1(khost::Call(type.get(), {}).value.get()), "101h");                       // f[]
-  EXPECT_EQ(khost::S1(khost::Call(count.get(), {one.get(), two.get()}).value.get()), "2");     // f(a;b)
-  EXPECT_EQ(khost::S1(khost::Call(add.get(), {one.get(), two.get()}).value.get()), "3");       // f[a;b]
+  EXPECT_EQ(khost::S1(khost::Call(type.get(), {}).value.get()), "101h");  // f[]
+  EXPECT_EQ(khost::S1(khost::Call(count.get(), {one.get(), two.get()}).value.get()),
+            "2");                                                                         // f(a;b)
+  EXPECT_EQ(khost::S1(khost::Call(add.get(), {one.get(), two.get()}).value.get()), "3");  // f[a;b]
   EXPECT_EQ(khost::Call(add.get(), {one.get()}).error, "rank");
   EXPECT_EQ(one->r, 0);
 }
@@ -631,7 +635,8 @@ TEST_F(KhostTest, ErrorObjectResultsAreErrors) {
 }
 
 TEST_F(KhostTest, DotAppliesHostFunctions) {
-  KRef f(khost::Function(2, [](const std::vector<K>& args) { return kabi::kj(args[0]->j * args[1]->j); }));
+  KRef f(khost::Function(
+      2, [](const std::vector<K>& args) { return kabi::kj(args[0]->j * args[1]->j); }));
   KRef args(kq::Longs({6, 7}));
   KRef product(kabi::dot(f.get(), args.get()));
   EXPECT_EQ(khost::S1(product.get()), "42");
@@ -694,24 +699,31 @@ TEST_F(KhostTest, KCasts) {
 }
 
 TEST_F(KhostTest, KWritesFilesUnderATemporaryDirectory) {
-  KRef path(kabi::k(0, "1:", kq::Sym(":out/file.bin"), kq::Bytes({1, 2, 3}), static_cast<K>(nullptr)));
+  KRef path(
+      kabi::k(0, "1:", kq::Sym(":out/file.bin"), kq::Bytes({1, 2, 3}), static_cast<K>(nullptr)));
   EXPECT_EQ(khost::S1(path.get()), "`:out/file.bin");
   std::ifstream in(khost::TempPath(":out/file.bin"), std::ios::binary);
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, std::string("\x01\x02\x03", 3));
-  KRef empty(kabi::k(0, "1:", kq::Sym(":empty"), kabi::ktn(kabi::kBoolean, 0), static_cast<K>(nullptr)));
+  KRef empty(
+      kabi::k(0, "1:", kq::Sym(":empty"), kabi::ktn(kabi::kBoolean, 0), static_cast<K>(nullptr)));
   std::ifstream none(khost::TempPath(":empty"), std::ios::binary | std::ios::ate);
   EXPECT_EQ(none.tellg(), 0);
 }
 
 TEST_F(KhostTest, KAppliesFunctionsAndDefinitions) {
-  KRef twice(khost::Function(1, [](const std::vector<K>& args) { return kabi::kj(2 * args[0]->j); }));
+  KRef twice(
+      khost::Function(1, [](const std::vector<K>& args) { return kabi::kj(2 * args[0]->j); }));
   KRef at(kabi::k(0, "@", kabi::r1(twice.get()), kabi::kj(4), static_cast<K>(nullptr)));
   EXPECT_EQ(khost::S1(at.get()), "8");
-  KRef dot(kabi::k(0, ".", kabi::r1(twice.get()), kabi::knk(1, kabi::kj(5)), static_cast<K>(nullptr)));
+  KRef dot(
+      kabi::k(0, ".", kabi::r1(twice.get()), kabi::knk(1, kabi::kj(5)), static_cast<K>(nullptr)));
   EXPECT_EQ(khost::S1(dot.get()), "10");
-  khost::Define("{[h;f;s;x] h(f;s;x)}", [](const std::vector<K>& args) { return kabi::kj(static_cast<long long>(args.size())); });
-  KRef hook(kabi::k(0, "{[h;f;s;x] h(f;s;x)}", kabi::kj(1), kabi::kj(2), kabi::kj(3), kabi::kj(4), static_cast<K>(nullptr)));
+  khost::Define("{[h;f;s;x] h(f;s;x)}", [](const std::vector<K>& args) {
+    return kabi::kj(static_cast<long long>(args.size()));
+  });
+  KRef hook(kabi::k(0, "{[h;f;s;x] h(f;s;x)}", kabi::kj(1), kabi::kj(2), kabi::kj(3), kabi::kj(4),
+                    static_cast<K>(nullptr)));
   EXPECT_EQ(khost::S1(hook.get()), "4");
   khost::Define("fails", [](const std::vector<K>&) { return kabi::krr("failed"); });
   KRef failed(kabi::k(0, "fails", static_cast<K>(nullptr)));
@@ -889,7 +901,8 @@ TEST_F(KhostTest, ShowListsOneItemPerLine) {
 
 TEST_F(KhostTest, ShowDictionaries) {
   KRef d(kq::Dict(kq::Syms({"self_attn", "linear1", "dropout"}),
-                  kq::List({kq::Syms({"in_proj_weight", "in_proj_bias"}), kq::Syms({"weight", "bias"}), kq::Syms({})})));
+                  kq::List({kq::Syms({"in_proj_weight", "in_proj_bias"}),
+                            kq::Syms({"weight", "bias"}), kq::Syms({})})));
   EXPECT_EQ(khost::Show(d.get()),
             "self_attn| `in_proj_weight`in_proj_bias\n"
             "linear1  | `weight`bias\n"
@@ -901,7 +914,9 @@ TEST_F(KhostTest, ShowDictionaries) {
 }
 
 TEST_F(KhostTest, ShowTables) {
-  KRef t(kq::Parse("([] name:`x`y`z; dtype:`float`float`float; gradient:`grad`grad`grad; gradfn:``MulBackward0`MeanBackward0; leaf:100b)"));
+  KRef t(
+      kq::Parse("([] name:`x`y`z; dtype:`float`float`float; gradient:`grad`grad`grad; "
+                "gradfn:``MulBackward0`MeanBackward0; leaf:100b)"));
   EXPECT_EQ(khost::Show(t.get()),
             "name dtype gradient gradfn        leaf\n"
             "--------------------------------------\n"
@@ -953,14 +968,71 @@ TEST_F(KhostTest, NormalizeForSeedComparison) {
 
 TEST_F(KhostTest, ParseRoundTripsThroughS1) {
   for (const char* text : {
-           "1", "-1", "1 2 3", "1 2 3f", "1.5 2", "1 2 3e", "1e", "1.5e", "1h", "1 2h", "1i", "0101b", ",1b", "0x0102",
-           "0x01", "`a", "`a`b", "`", "`a``b", "\"str\"", "\"s\"", "\"\"", "0N", "0n", "0w", "-0w", "0W", "-0W", "0Ni",
-           "0Nh", "1 0N 3i", "0N 0Nh", "0Ne", "0we", "1 0n", "::", "()", "(1;`a)", "(,1;,2)", "(::;-100;0f;`mean)",
-           ",`x", ",1 2", "`a`b!1 2", "(,`reduce)!,`mean", "+`a`b!(1 2;3 4)", "2000.01.01",
-           "2000.01.01 2000.01.02", "2000.01m", "2000.01 2000.02m", "2000.01.01D12:00:00.000000001",
-           "2000.01.02T12:00:00.000", "1D01:01:01.000000001", "12:30", "12:30:15", "12:30:15.250", "0Nd", "0Np",
-           "1e-05", "9.223372e+18", "0.6666667 1.333333 2", "\"a\\\"b\\\\c\\nd\"", "`:path/to/file", "`a.b_c",
-           "(1 2;3 4)", "(`a`b!1 2)!3 4",
+           "1",
+           "-1",
+           "1 2 3",
+           "1 2 3f",
+           "1.5 2",
+           "1 2 3e",
+           "1e",
+           "1.5e",
+           "1h",
+           "1 2h",
+           "1i",
+           "0101b",
+           ",1b",
+           "0x0102",
+           "0x01",
+           "`a",
+           "`a`b",
+           "`",
+           "`a``b",
+           "\"str\"",
+           "\"s\"",
+           "\"\"",
+           "0N",
+           "0n",
+           "0w",
+           "-0w",
+           "0W",
+           "-0W",
+           "0Ni",
+           "0Nh",
+           "1 0N 3i",
+           "0N 0Nh",
+           "0Ne",
+           "0we",
+           "1 0n",
+           "::",
+           "()",
+           "(1;`a)",
+           "(,1;,2)",
+           "(::;-100;0f;`mean)",
+           ",`x",
+           ",1 2",
+           "`a`b!1 2",
+           "(,`reduce)!,`mean",
+           "+`a`b!(1 2;3 4)",
+           "2000.01.01",
+           "2000.01.01 2000.01.02",
+           "2000.01m",
+           "2000.01 2000.02m",
+           "2000.01.01D12:00:00.000000001",
+           "2000.01.02T12:00:00.000",
+           "1D01:01:01.000000001",
+           "12:30",
+           "12:30:15",
+           "12:30:15.250",
+           "0Nd",
+           "0Np",
+           "1e-05",
+           "9.223372e+18",
+           "0.6666667 1.333333 2",
+           "\"a\\\"b\\\\c\\nd\"",
+           "`:path/to/file",
+           "`a.b_c",
+           "(1 2;3 4)",
+           "(`a`b!1 2)!3 4",
        }) {
     KRef x(kq::Parse(text));
     EXPECT_EQ(khost::S1(x.get()), text);
@@ -991,7 +1063,8 @@ TEST_F(KhostTest, ParseResolvesLikeQ) {
 }
 
 TEST_F(KhostTest, ParseRejectsWhatNeedsEvaluation) {
-  for (const char* text : {"til 3", "1+2", "x", "f[1]", "(1;2", "\"open", "1 2!3", "`a`b!1", "1 `a"}) {
+  for (const char* text :
+       {"til 3", "1+2", "x", "f[1]", "(1;2", "\"open", "1 2!3", "`a`b!1", "1 `a"}) {
     EXPECT_THROW(kabi::r0(kq::Parse(text)), std::invalid_argument) << text;
   }
 }
@@ -1001,17 +1074,47 @@ TEST_F(KhostTest, ParseRejectsWhatNeedsEvaluation) {
 // =============================================================================================
 
 TEST_F(KhostTest, B9D9RoundTripsEveryBasicType) {
-  for (const char* text : {"1b", "0x01", "1h", "1i", "1", "1e", "1f", "\"c\"", "`s", "2000.01.01D00:00:00.000000001",
-                           "2000.01m", "2000.01.01", "2000.01.01T00:00:00.000", "0D00:00:00.000000001", "12:00",
-                           "12:00:00", "12:00:00.000", "0101b", "0x0102", "1 2h", "1 2i", "1 2", "1 2e", "1 2f", "\"ab\"",
-                           "`a`b", "()", "(1;`a;\"b\")", "`a`b!1 2", "+`a`b!(1 2;`x`y)", "::", "0n", "0N"}) {
+  for (const char* text : {"1b",
+                           "0x01",
+                           "1h",
+                           "1i",
+                           "1",
+                           "1e",
+                           "1f",
+                           "\"c\"",
+                           "`s",
+                           "2000.01.01D00:00:00.000000001",
+                           "2000.01m",
+                           "2000.01.01",
+                           "2000.01.01T00:00:00.000",
+                           "0D00:00:00.000000001",
+                           "12:00",
+                           "12:00:00",
+                           "12:00:00.000",
+                           "0101b",
+                           "0x0102",
+                           "1 2h",
+                           "1 2i",
+                           "1 2",
+                           "1 2e",
+                           "1 2f",
+                           "\"ab\"",
+                           "`a`b",
+                           "()",
+                           "(1;`a;\"b\")",
+                           "`a`b!1 2",
+                           "+`a`b!(1 2;`x`y)",
+                           "::",
+                           "0n",
+                           "0N"}) {
     KRef x(kq::Parse(text));
     KRef bytes(kabi::b9(-1, x.get()));
     ASSERT_TRUE(bytes) << text;
     EXPECT_EQ(kabi::okx(bytes.get()), 1) << text;
     KRef back(kabi::d9(bytes.get()));
     ASSERT_TRUE(back) << text;
-    EXPECT_TRUE(khost::Match(x.get(), back.get())) << text << " came back as " << khost::S1(back.get());
+    EXPECT_TRUE(khost::Match(x.get(), back.get()))
+        << text << " came back as " << khost::S1(back.get());
   }
   kabi::krr("gone");
   KRef error(kabi::ee(nullptr));
@@ -1073,7 +1176,7 @@ TEST_F(LibraryTest, CallsBorrowArguments) {
   EXPECT_EQ(x->r, 0);
   KRef a(kabi::kj(1)), b(kq::Sym("b"));
   EXPECT_EQ(khost::S1(Lib().Call("echo", {a.get(), b.get()}).value.get()), "(1;`b)");  // echo(a;b)
-  EXPECT_EQ(khost::S1(Lib().Call("echo").value.get()), "::");                           // echo[]
+  EXPECT_EQ(khost::S1(Lib().Call("echo").value.get()), "::");                          // echo[]
   EXPECT_EQ(khost::S1(Lib().Call("pair", {a.get(), b.get()}).value.get()), "(1;`b)");  // pair[a;b]
   EXPECT_EQ(a->r, 0);
 }

@@ -6,16 +6,16 @@
 #include "api/nn/optimizer_object.h"
 #include "api/nn/optimizer_state.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace lamb_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using OptimizerLambTest = LeakCheckTest;
 
@@ -53,9 +53,10 @@ at::Tensor FirstStep(const LambCase& c, const at::Tensor& p, at::Tensor g, doubl
 
 TEST_F(OptimizerLambTest, OneStepMatchesTheMathWrittenOut) {
   const std::vector<LambCase> cases = {
-      {0.001, 0.9, 0.999, 1e-8, 0.0, true, true, true, 0.0, 1.0},   // ktorch's defaults
+      {0.001, 0.9, 0.999, 1e-8, 0.0, true, true, true, 0.0, 1.0},  // ktorch's defaults
       {0.05, 0.8, 0.99, 1e-6, 0.1, true, true, true, 0.0, 10.0},   // decay, a wider trust range
-      {0.05, 0.8, 0.99, 1e-6, 0.0, false, false, false, 0.0, 1.0},  // no correction, pre-norm or clip
+      {0.05, 0.8, 0.99, 1e-6, 0.0, false, false, false, 0.0,
+       1.0},  // no correction, pre-norm or clip
   };
   for (const LambCase& c : cases) {
     SCOPED_TRACE(c.lr + c.decay + c.unbiased);
@@ -87,11 +88,17 @@ TEST_F(OptimizerLambTest, DefaultsAndChecks) {
   EXPECT_EQ(str(o),
             "kscope::nn::Lamb(lr=0.001, beta1=0.9, beta2=0.999, eps=1e-08, decay=0, unbiased=true, "
             "globalnorm=true, trustclip=true, trustmin=0, trustmax=1)");
-  EXPECT_THAT(opt_options("lamb"), ElementsAre("lr", "beta1", "beta2", "eps", "decay", "unbiased", "globalnorm",
-                                                "trustclip", "trustmin", "trustmax"));
+  EXPECT_THAT(opt_options("lamb"), ElementsAre("lr", "beta1", "beta2", "eps", "decay", "unbiased",
+                                               "globalnorm", "trustclip", "trustmin", "trustmax"));
   EXPECT_THAT(ErrorOf([] { opt("lamb", {-1.0}); }), HasSubstr("Invalid learning rate: -1"));
-  EXPECT_THAT(ErrorOf([] { opt("lamb", {}, {{"trustmin", 2.0}}); }), HasSubstr("Invalid trust ratio range: 2 to 1"));
-  EXPECT_THAT(ErrorOf([] { opt("lamb", {}, {{"beta2", 1.0}}); }), HasSubstr("Invalid beta parameter at index 1: 1"));
+  EXPECT_THAT(ErrorOf([] {
+                opt("lamb", {}, {{"trustmin", 2.0}});
+              }),
+              HasSubstr("Invalid trust ratio range: 2 to 1"));
+  EXPECT_THAT(ErrorOf([] {
+                opt("lamb", {}, {{"beta2", 1.0}});
+              }),
+              HasSubstr("Invalid beta parameter at index 1: 1"));
 }
 
 }  // namespace lamb_test

@@ -11,28 +11,29 @@
 #include <ATen/ops/rand.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/tensor/container.h"
-#include "api/math/math_catalogue.h"
 #include "api/core/pointer.h"
+#include "api/math/math_catalogue.h"
+#include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_catalogue_test {
 
 using testing::ErrorOf;
-using testing::LeakCheckTest;
 using testing::ExpectSameTensor;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using MathCatalogueTest = LeakCheckTest;
 
 // Runs `name` on tensors given as data, as handles, into an output handle and, where the
 // function has one, in place; each result is compared with `want`.
-void ExpectEveryForm(const std::string& name, const std::vector<at::Tensor>& inputs, const at::Tensor& want) {
+void ExpectEveryForm(const std::string& name, const std::vector<at::Tensor>& inputs,
+                     const at::Tensor& want) {
   std::vector<math::Arg> data;
   for (const at::Tensor& t : inputs) data.emplace_back(Operand(t.clone()));
   const Result by_data = math::Run(name, data);
@@ -142,13 +143,16 @@ TEST_F(MathCatalogueTest, OtherPointwiseFunctionsMatchLibtorch) {
   ExpectEveryForm("addcmul", {x, y, z}, at::addcmul(x, y, z));
   ExpectSameTensor(math::Run("addcmul", {Operand(x), Operand(y), Operand(z), 0.5}).tensor(),
                    at::addcmul(x, y, z, 0.5), "addcmul value");
-  ExpectSameTensor(math::Run("clamp", {Operand(x), 1.5, 2.5}).tensor(), at::clamp(x, 1.5, 2.5), "clamp");
+  ExpectSameTensor(math::Run("clamp", {Operand(x), 1.5, 2.5}).tensor(), at::clamp(x, 1.5, 2.5),
+                   "clamp");
   ExpectSameTensor(math::Run("clamp", {Operand(x), std::monostate(), 2.5}).tensor(),
                    at::clamp(x, c10::nullopt, 2.5), "clamp hi only");
-  ExpectSameTensor(math::Run("lerp", {Operand(x), Operand(y), 0.25}).tensor(), at::lerp(x, y, 0.25), "lerp");
-  ExpectEveryForm("lerp", {x, y, at::tensor({0.0, 0.5, 1.0})}, at::lerp(x, y, at::tensor({0.0, 0.5, 1.0})));
-  ExpectSameTensor(math::Run("mvlgamma", {Operand(x + 1), std::int64_t{2}}).tensor(), at::mvlgamma(x + 1, 2),
-                   "mvlgamma");
+  ExpectSameTensor(math::Run("lerp", {Operand(x), Operand(y), 0.25}).tensor(), at::lerp(x, y, 0.25),
+                   "lerp");
+  ExpectEveryForm("lerp", {x, y, at::tensor({0.0, 0.5, 1.0})},
+                  at::lerp(x, y, at::tensor({0.0, 0.5, 1.0})));
+  ExpectSameTensor(math::Run("mvlgamma", {Operand(x + 1), std::int64_t{2}}).tensor(),
+                   at::mvlgamma(x + 1, 2), "mvlgamma");
 }
 
 TEST_F(MathCatalogueTest, HandlesAndDefaultsAsTheReadmeShows) {
@@ -166,7 +170,8 @@ TEST_F(MathCatalogueTest, SignaturesParseAndNamesAreUnique) {
     const auto& params = math::Parameters(f);
     bool optional = false;
     for (const math::Parameter& p : params) {
-      EXPECT_FALSE(optional && !p.optional) << f.name << ": a required parameter after optional ones";
+      EXPECT_FALSE(optional && !p.optional)
+          << f.name << ": a required parameter after optional ones";
       optional = p.optional;
     }
     if (f.in_place != nullptr) {
@@ -175,25 +180,35 @@ TEST_F(MathCatalogueTest, SignaturesParseAndNamesAreUnique) {
     }
   }
   EXPECT_EQ(math::Find("nosuch"), nullptr);
-  EXPECT_THAT(ErrorOf([] { math::Run("nosuch", {}); }), HasSubstr("math: unknown function `nosuch"));
+  EXPECT_THAT(ErrorOf([] { math::Run("nosuch", {}); }),
+              HasSubstr("math: unknown function `nosuch"));
 }
 
 TEST_F(MathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   Scope scope = Scope::Open();
   const Handle x = tensor(std::vector<float>{1, 2, 3});
   const std::size_t live = HandleTable::Global().size();
-  EXPECT_THAT(ErrorOf([&] { math::Run("Abs", {std::string("x")}); }), HasSubstr("Abs: arg[0] expected tensor"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("Abs", {Operand(x), Operand(x)}); }),
+  EXPECT_THAT(ErrorOf([&] { math::Run("Abs", {std::string("x")}); }),
+              HasSubstr("Abs: arg[0] expected tensor"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("Abs", {Operand(x), Operand(x)});
+              }),
               HasSubstr("Abs: expects at most 1 argument(s), given 2"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("add", {Operand(x)}); }), HasSubstr("add: arg[1] (tensor or number) is required"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("mvlgamma", {Operand(x), 1.5}); }), HasSubstr("mvlgamma: arg[1] expected long"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("add", {Operand(x)}); }),
+              HasSubstr("add: arg[1] (tensor or number) is required"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("mvlgamma", {Operand(x), 1.5});
+              }),
+              HasSubstr("mvlgamma: arg[1] expected long"));
   EXPECT_THAT(ErrorOf([&] { math::Run("angle", {Operand(x)}, Handle(), true); }),
               HasSubstr("angle: has no in-place form"));
   EXPECT_THAT(ErrorOf([&] { math::Run("Abs", {Operand(at::ones({2}))}, Handle(), true); }),
               HasSubstr("Abs: in-place form needs a tensor pointer as first argument"));
   const Handle v = vector(std::vector<Operand>{Operand(at::ones({2}))});
-  EXPECT_THAT(ErrorOf([&] { math::Run("Exp", {Operand(v)}); }), HasSubstr("Exp: expected tensor, given vector"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("Exp", {Operand(x)}, v); }), HasSubstr("Exp: expected tensor, given vector"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("Exp", {Operand(v)}); }),
+              HasSubstr("Exp: expected tensor, given vector"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("Exp", {Operand(x)}, v); }),
+              HasSubstr("Exp: expected tensor, given vector"));
   EXPECT_THAT(ErrorOf([&] { math::Run("fft", {Operand(x)}, x); }),
               HasSubstr("fft: result is complex, output tensor is float"));
   EXPECT_EQ(HandleTable::Global().size(), live + 1);  // the vector made above
@@ -203,15 +218,17 @@ TEST_F(MathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {
 // A function outside the catalogue exercises the generic parts no group entry may use yet:
 // tensors given as a list or as one vector handle, several results, a vector as output.
 const math::Function kSplit{"split3", "T|l", [](const math::Call& c) -> math::Output {
-  std::vector<at::Tensor> parts;
-  for (const at::Tensor& t : c.tensors(0)) parts.push_back(t * c.integer(1, 1));
-  return parts;
-}};
+                              std::vector<at::Tensor> parts;
+                              for (const at::Tensor& t : c.tensors(0))
+                                parts.push_back(t * c.integer(1, 1));
+                              return parts;
+                            }};
 
 TEST_F(MathCatalogueTest, SeveralTensorsInSeveralResultsOut) {
   const at::Tensor a = at::arange(3);
   const at::Tensor b = at::arange(2);
-  const Result data = math::Run(kSplit, {std::vector<Operand>{Operand(a), Operand(b)}, std::int64_t{2}});
+  const Result data =
+      math::Run(kSplit, {std::vector<Operand>{Operand(a), Operand(b)}, std::int64_t{2}});
   const auto& parts = std::get<TensorVector>(data.value());
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_TRUE(at::equal(parts[1], b * 2));
@@ -229,7 +246,8 @@ TEST_F(MathCatalogueTest, SeveralTensorsInSeveralResultsOut) {
   const Handle t = tensor(at::ones({1}));
   EXPECT_THAT(ErrorOf([&] { math::Run(kSplit, {Operand(v)}, t); }),
               HasSubstr("split3: output for several results must be a vector, given tensor"));
-  EXPECT_THAT(ErrorOf([&] { math::Run(kSplit, {Operand(t)}); }), HasSubstr("split3: arg[0] expected tensors"));
+  EXPECT_THAT(ErrorOf([&] { math::Run(kSplit, {Operand(t)}); }),
+              HasSubstr("split3: arg[0] expected tensors"));
 }
 
 }  // namespace math_catalogue_test

@@ -9,24 +9,24 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <ATen/ops/tensor.h>
 
-#include "api/tensor/container.h"
-#include "api/math/math_catalogue.h"
 #include "api/core/pointer.h"
+#include "api/math/math_catalogue.h"
+#include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
 #include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_comparison_test {
 
 using testing::ErrorOf;
-using testing::LeakCheckTest;
 using testing::ExpectSameTensors;
-using testing::TensorsOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
+using testing::TensorsOf;
 
 using MathComparisonTest = LeakCheckTest;
 
@@ -39,7 +39,8 @@ struct Case {
 };
 
 // Comparisons here are exact: NaN where the reference has NaN, the same values elsewhere.
-void ExpectSame(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want, const std::string& what) {
+void ExpectSame(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
+                const std::string& what) {
   ExpectSameTensors(got, want, what, /*rtol=*/0, /*atol=*/0);
 }
 
@@ -83,7 +84,9 @@ void ExpectEveryForm(const Case& c) {
 }
 
 std::vector<at::Tensor> One(at::Tensor t) { return {std::move(t)}; }
-std::vector<at::Tensor> Two(std::tuple<at::Tensor, at::Tensor> r) { return {std::get<0>(r), std::get<1>(r)}; }
+std::vector<at::Tensor> Two(std::tuple<at::Tensor, at::Tensor> r) {
+  return {std::get<0>(r), std::get<1>(r)};
+}
 
 TEST_F(MathComparisonTest, EveryFunctionMatchesLibtorchInEveryForm) {
   const at::Tensor x = at::tensor({1.0, 2.5, -3.0, 2.5, 0.0});
@@ -94,12 +97,23 @@ TEST_F(MathComparisonTest, EveryFunctionMatchesLibtorchInEveryForm) {
   const at::Tensor m = at::tensor({3.0, 1.0, 2.0, 1.0, 5.0, 4.0}).reshape({2, 3});
   const at::Tensor ints = at::tensor({4, 1, 3, 1}, at::kLong);
   const std::vector<Case> cases = {
-      {"allclose", {x, x + 1e-7}, {}, [&] { return One(at::scalar_tensor(x.allclose(x + 1e-7), at::kBool)); }},
-      {"allclose", {x, y}, {0.1, 0.6}, [&] { return One(at::scalar_tensor(x.allclose(y, 0.1, 0.6), at::kBool)); }},
-      {"allclose", {odd, odd}, {1e-5, 1e-8, true},
+      {"allclose",
+       {x, x + 1e-7},
+       {},
+       [&] { return One(at::scalar_tensor(x.allclose(x + 1e-7), at::kBool)); }},
+      {"allclose",
+       {x, y},
+       {0.1, 0.6},
+       [&] { return One(at::scalar_tensor(x.allclose(y, 0.1, 0.6), at::kBool)); }},
+      {"allclose",
+       {odd, odd},
+       {1e-5, 1e-8, true},
        [&] { return One(at::scalar_tensor(odd.allclose(odd, 1e-5, 1e-8, true), at::kBool)); }},
       {"close", {x, y}, {}, [&] { return One(x.isclose(y)); }},
-      {"close", {odd, odd}, {0.1, 0.1, true}, [&] { return One(odd.isclose(odd, 0.1, 0.1, true)); }},
+      {"close",
+       {odd, odd},
+       {0.1, 0.1, true},
+       [&] { return One(odd.isclose(odd, 0.1, 0.1, true)); }},
       {"equal", {x, x}, {}, [&] { return One(at::scalar_tensor(true, at::kBool)); }},
       {"equal", {x, y}, {}, [&] { return One(at::scalar_tensor(false, at::kBool)); }},
       {"eq", {x, y}, {}, [&] { return One(x.eq(y)); }},
@@ -121,18 +135,35 @@ TEST_F(MathComparisonTest, EveryFunctionMatchesLibtorchInEveryForm) {
       {"minimum", {x, y}, {}, [&] { return One(x.minimum(y)); }},
       {"sort", {x}, {}, [&] { return Two(x.sort()); }},
       {"sort", {m}, {std::int64_t{0}, true}, [&] { return Two(m.sort(0, true)); }},
-      {"sort", {ints}, {std::monostate(), std::monostate(), true},
+      {"sort",
+       {ints},
+       {std::monostate(), std::monostate(), true},
        [&] { return Two(ints.sort(AtOptional<bool>(true), -1, false)); }},
       {"msort", {m}, {}, [&] { return One(m.msort()); }},
       {"argsort", {m}, {}, [&] { return One(m.argsort()); }},
       {"argsort", {m}, {std::int64_t{0}, true}, [&] { return One(m.argsort(0, true)); }},
       {"topk", {x}, {std::int64_t{2}}, [&] { return Two(x.topk(2)); }},
-      {"topk", {m}, {std::int64_t{1}, std::int64_t{0}, false}, [&] { return Two(m.topk(1, 0, false)); }},
+      {"topk",
+       {m},
+       {std::int64_t{1}, std::int64_t{0}, false},
+       [&] { return Two(m.topk(1, 0, false)); }},
       {"kthvalue", {x}, {std::int64_t{2}}, [&] { return Two(x.kthvalue(2)); }},
-      {"kthvalue", {m}, {std::int64_t{1}, std::int64_t{1}, true}, [&] { return Two(m.kthvalue(1, 1, true)); }},
-      {"In", {ints, at::tensor({1, 3}, at::kLong)}, {}, [&] { return One(at::isin(ints, at::tensor({1, 3}, at::kLong))); }},
-      {"In", {ints, at::tensor({1, 3}, at::kLong)}, {false, true},
-       [&] { return One(at::isin(ints, at::tensor({1, 3}, at::kLong), false, true)); }},
+      {"kthvalue",
+       {m},
+       {std::int64_t{1}, std::int64_t{1}, true},
+       [&] { return Two(m.kthvalue(1, 1, true)); }},
+      {"In",
+       {ints, at::tensor({1, 3}, at::kLong)},
+       {},
+       [&] {
+         return One(at::isin(ints, at::tensor({1, 3}, at::kLong)));
+       }},
+      {"In",
+       {ints, at::tensor({1, 3}, at::kLong)},
+       {false, true},
+       [&] {
+         return One(at::isin(ints, at::tensor({1, 3}, at::kLong), false, true));
+       }},
   };
   for (const Case& c : cases) ExpectEveryForm(c);
 }
@@ -152,19 +183,36 @@ TEST_F(MathComparisonTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   const Handle x = tensor(std::vector<float>{3, 1, 2});
   const Handle v = vector(std::vector<Operand>{Operand(at::ones({2}))});
   const std::size_t live = HandleTable::Global().size();
-  EXPECT_THAT(ErrorOf([&] { math::Run("equal", {Operand(x)}); }), HasSubstr("equal: arg[1] (tensor) is required"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("topk", {Operand(x), 1.5}); }), HasSubstr("topk: arg[1] expected long"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("sort", {Operand(x), std::int64_t{0}, std::int64_t{1}}); }),
+  EXPECT_THAT(ErrorOf([&] { math::Run("equal", {Operand(x)}); }),
+              HasSubstr("equal: arg[1] (tensor) is required"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("topk", {Operand(x), 1.5});
+              }),
+              HasSubstr("topk: arg[1] expected long"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("sort", {Operand(x), std::int64_t{0}, std::int64_t{1}});
+              }),
               HasSubstr("sort: arg[2] expected boolean"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("argsort", {Operand(x)}, v); }), HasSubstr("argsort: has no output form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("allclose", {Operand(x), Operand(x)}, x); }),
+  EXPECT_THAT(ErrorOf([&] { math::Run("argsort", {Operand(x)}, v); }),
+              HasSubstr("argsort: has no output form"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("allclose", {Operand(x), Operand(x)}, x);
+              }),
               HasSubstr("allclose: has no output form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("maximum", {Operand(x), Operand(x)}, Handle(), true); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("maximum", {Operand(x), Operand(x)}, Handle(), true);
+              }),
               HasSubstr("maximum: has no in-place form"));
   EXPECT_THAT(ErrorOf([&] { math::Run("sort", {Operand(x)}, x); }),
               HasSubstr("sort: output for several results must be a vector, given tensor"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("eq", {Operand(v), Operand(x)}); }), HasSubstr("eq: expected tensor, given vector"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("kthvalue", {Operand(x), std::int64_t{9}}); }), HasSubstr("kthvalue"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("eq", {Operand(v), Operand(x)});
+              }),
+              HasSubstr("eq: expected tensor, given vector"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("kthvalue", {Operand(x), std::int64_t{9}});
+              }),
+              HasSubstr("kthvalue"));
   EXPECT_EQ(HandleTable::Global().size(), live);
   EXPECT_TRUE(at::equal(tensor(x), at::tensor({3.0f, 1.0f, 2.0f})));
   EXPECT_TRUE(at::equal(vector(v, 0), at::ones({2})));

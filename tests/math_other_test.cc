@@ -18,25 +18,25 @@
 #include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_other_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using testing::EmptyOf;
+using testing::ErrorOf;
 using testing::ExpectSameTensor;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using MathOtherTest = LeakCheckTest;
 using Args = std::vector<math::Arg>;
 
 // `name` on `inputs` then `rest`: as data, as handles, into an output handle and in place
 // where the function has those forms, each compared with want.
-void ExpectEveryForm(const std::string& name, const std::vector<at::Tensor>& inputs, const Args& rest,
-                     const at::Tensor& want) {
+void ExpectEveryForm(const std::string& name, const std::vector<at::Tensor>& inputs,
+                     const Args& rest, const at::Tensor& want) {
   Args data;
   for (const at::Tensor& t : inputs) data.emplace_back(Operand(t.clone()));
   data.insert(data.end(), rest.begin(), rest.end());
@@ -84,30 +84,65 @@ TEST_F(MathOtherTest, EveryFunctionMatchesLibtorch) {
   using Longs = std::vector<std::int64_t>;
   const std::vector<Case> cases = {
       {"bincount", {counts}, {}, [&] { return at::bincount(counts); }},
-      {"bincount", {counts, weights}, {std::int64_t{6}}, [&] { return at::bincount(counts, weights, 6); }},
-      {"bincount", {counts}, {std::monostate(), std::int64_t{6}}, [&] { return at::bincount(counts, {}, 6); }},
+      {"bincount",
+       {counts, weights},
+       {std::int64_t{6}},
+       [&] { return at::bincount(counts, weights, 6); }},
+      {"bincount",
+       {counts},
+       {std::monostate(), std::int64_t{6}},
+       [&] { return at::bincount(counts, {}, 6); }},
       {"cumprod", {m}, {one}, [&] { return m.cumprod(1); }},
       {"cumprod", {m}, {zero, std::string("float")}, [&] { return m.cumprod(0, at::kFloat); }},
       {"cumsum", {m}, {one}, [&] { return m.cumsum(1); }},
       {"cumsum", {m}, {}, [&] { return m.cumsum(-1); }},  // ktorch: the last dimension by default
       {"cumprod", {m}, {}, [&] { return m.cumprod(-1); }},
-      {"cumsum", {counts}, {zero, std::string("double")}, [&] { return counts.cumsum(0, at::kDouble); }},
+      {"cumsum",
+       {counts},
+       {zero, std::string("double")},
+       [&] { return counts.cumsum(0, at::kDouble); }},
       {"diag", {v}, {}, [&] { return v.diag(); }},
       {"diag", {m}, {one}, [&] { return m.diag(1); }},
       {"diagflat", {m}, {}, [&] { return m.diagflat(); }},
       {"diagflat", {v}, {std::int64_t{-1}}, [&] { return v.diagflat(-1); }},
       {"diagonal", {cube}, {}, [&] { return cube.diagonal(); }},
       {"diagonal", {cube}, {one, one, two}, [&] { return cube.diagonal(1, 1, 2); }},
-      {"Flip", {cube}, {Longs{0, 2}}, [&] { return cube.flip({0, 2}); }},
+      {"Flip",
+       {cube},
+       {Longs{0, 2}},
+       [&] {
+         return cube.flip({0, 2});
+       }},
       {"Flip", {v}, {zero}, [&] { return v.flip(0); }},
       {"histc", {m}, {}, [&] { return m.histc(); }},
-      {"histc", {m}, {std::int64_t{4}, c10::Scalar(-1.0), c10::Scalar(1.0)}, [&] { return m.histc(4, -1, 1); }},
-      {"renorm", {m}, {c10::Scalar(2), zero, c10::Scalar(1.5)}, [&] { return m.renorm(2, 0, 1.5); }},
+      {"histc",
+       {m},
+       {std::int64_t{4}, c10::Scalar(-1.0), c10::Scalar(1.0)},
+       [&] { return m.histc(4, -1, 1); }},
+      {"renorm",
+       {m},
+       {c10::Scalar(2), zero, c10::Scalar(1.5)},
+       [&] { return m.renorm(2, 0, 1.5); }},
       {"roll", {m}, {one}, [&] { return m.roll(1); }},
-      {"roll", {m}, {Longs{1, -2}, Longs{0, 1}}, [&] { return m.roll({1, -2}, {0, 1}); }},
+      {"roll",
+       {m},
+       {Longs{1, -2}, Longs{0, 1}},
+       [&] {
+         return m.roll({1, -2}, {0, 1});
+       }},
       {"tensordot", {m, y}, {one}, [&] { return at::tensordot(m, y, {1}, {0}); }},
-      {"tensordot", {m, m.t()}, {Longs{0, 1}, Longs{1, 0}}, [&] { return at::tensordot(m, m.t(), {0, 1}, {1, 0}); }},
-      {"tensordot", {m, m}, {}, [&] { return at::tensordot(m, m, {0, 1}, {0, 1}); }},
+      {"tensordot",
+       {m, m.t()},
+       {Longs{0, 1}, Longs{1, 0}},
+       [&] {
+         return at::tensordot(m, m.t(), {0, 1}, {1, 0});
+       }},
+      {"tensordot",
+       {m, m},
+       {},
+       [&] {
+         return at::tensordot(m, m, {0, 1}, {0, 1});
+       }},
       {"trace", {m}, {}, [&] { return m.trace(); }},
       {"tril", {m}, {}, [&] { return m.tril(); }},
       {"tril", {m}, {std::int64_t{-1}}, [&] { return m.tril(-1); }},
@@ -130,20 +165,36 @@ TEST_F(MathOtherTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   const at::Tensor values = at::arange(6, at::kFloat).reshape({2, 3});
   const Handle x = tensor(values.clone());
   const std::size_t live = HandleTable::Global().size();
-  EXPECT_THAT(ErrorOf([&] { math::Run("Flip", {Operand(x)}); }), HasSubstr("Flip: arg[1] (long(s)) is required"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("tensordot", {Operand(x), Operand(x), std::int64_t{3}}); }),
-              HasSubstr("tensordot: expected a count of dims (at most 2), or dims of x and dims of y"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("tensordot", {Operand(x), Operand(x), std::vector<std::int64_t>{0, 1}}); }),
+  EXPECT_THAT(ErrorOf([&] { math::Run("Flip", {Operand(x)}); }),
+              HasSubstr("Flip: arg[1] (long(s)) is required"));
+  EXPECT_THAT(
+      ErrorOf([&] {
+        math::Run("tensordot", {Operand(x), Operand(x), std::int64_t{3}});
+      }),
+      HasSubstr("tensordot: expected a count of dims (at most 2), or dims of x and dims of y"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("tensordot", {Operand(x), Operand(x), std::vector<std::int64_t>{0, 1}});
+              }),
               HasSubstr("tensordot: expected a count of dims"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("cumsum", {Operand(x), std::int64_t{0}, std::string("huge")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("cumsum", {Operand(x), std::int64_t{0}, std::string("huge")});
+              }),
               HasSubstr("cumsum: unrecognized dtype `huge"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("cumsum", {Operand(x), 1.5}); }), HasSubstr("cumsum: arg[1]"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("diag", {Operand(x)}, Handle(), true); }), HasSubstr("diag: has no in-place form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("roll", {Operand(x), std::int64_t{1}}, x); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("cumsum", {Operand(x), 1.5});
+              }),
+              HasSubstr("cumsum: arg[1]"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("diag", {Operand(x)}, Handle(), true); }),
+              HasSubstr("diag: has no in-place form"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("roll", {Operand(x), std::int64_t{1}}, x);
+              }),
               HasSubstr("roll: has no output form"));
   EXPECT_THAT(ErrorOf([&] { math::Run("tril", {Operand(values)}, Handle(), true); }),
               HasSubstr("tril: in-place form needs a tensor pointer as first argument"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("renorm", {Operand(x), std::string("p")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("renorm", {Operand(x), std::string("p")});
+              }),
               HasSubstr("renorm: arg[1] expected scalar"));
   EXPECT_EQ(HandleTable::Global().size(), live);
   EXPECT_TRUE(at::equal(tensor(x), values));

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include <ATen/ops/_unique2.h>
-#include <ATen/ops/aminmax.h>
-#include <ATen/ops/allclose.h>
 #include <ATen/ops/all.h>
+#include <ATen/ops/allclose.h>
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amin.h>
+#include <ATen/ops/aminmax.h>
 #include <ATen/ops/any.h>
 #include <ATen/ops/arange.h>
 #include <ATen/ops/argmax.h>
@@ -43,23 +43,23 @@
 #include <ATen/ops/var.h>
 #include <ATen/ops/var_mean.h>
 
-#include "api/tensor/container.h"
-#include "api/math/math_catalogue.h"
 #include "api/core/pointer.h"
+#include "api/math/math_catalogue.h"
+#include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_reduction_test {
 
 using testing::ErrorOf;
-using testing::LeakCheckTest;
 using testing::ExpectSameTensors;
-using testing::TensorsOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
+using testing::TensorsOf;
 
 using MathReductionTest = LeakCheckTest;
 using Tensors = std::vector<at::Tensor>;
@@ -95,7 +95,9 @@ void ExpectEveryForm(const Case& c) {
 
   const Result by_handle = math::Run(c.name, handles);
   ASSERT_TRUE(by_handle.is_handle()) << what;
-  EXPECT_EQ(class_(by_handle.handle()), c.want.size() == 1 ? ObjectClass::kTensor : ObjectClass::kVector) << what;
+  EXPECT_EQ(class_(by_handle.handle()),
+            c.want.size() == 1 ? ObjectClass::kTensor : ObjectClass::kVector)
+      << what;
   ExpectSameTensors(TensorsOf(by_handle), c.want, what + " handle");
 
   if (!math::Find(c.name)->writes_output) return;
@@ -167,13 +169,18 @@ TEST_F(MathReductionTest, EveryFunctionAndFormMatchesLibtorch) {
       {"nansum", {n}, {kDim1, true}, {at::nansum(n, {1}, true)}},
       {"unique", {u}, {}, {std::get<0>(at::_unique2(u))}},
       {"unique", {u}, {kDefault, true, true, true}, Three(at::_unique2(u, true, true, true))},
-      {"unique", {u}, {kDefault, true, false, true},
+      {"unique",
+       {u},
+       {kDefault, true, false, true},
        {std::get<0>(at::_unique2(u)), std::get<2>(at::_unique2(u, true, false, true))}},
       {"unique", {rows}, {kDim0}, {std::get<0>(at::unique_dim(rows, 0))}},
       {"uniquec", {u}, {}, {std::get<0>(at::unique_consecutive(u))}},
       {"uniquec", {u}, {kDefault, true, true}, Three(at::unique_consecutive(u, true, true))},
-      {"uniquec", {rows}, {kDim1, false, true}, {std::get<0>(at::unique_consecutive(rows, false, true, 1)),
-                                                  std::get<2>(at::unique_consecutive(rows, false, true, 1))}},
+      {"uniquec",
+       {rows},
+       {kDim1, false, true},
+       {std::get<0>(at::unique_consecutive(rows, false, true, 1)),
+        std::get<2>(at::unique_consecutive(rows, false, true, 1))}},
       {"dist", {x, y}, {}, {at::dist(x, y)}},
       {"dist", {x, y}, {1.0}, {at::dist(x, y, 1)}},
       {"logsumexp", {x}, {kDim1}, {at::logsumexp(x, {1})}},
@@ -181,15 +188,25 @@ TEST_F(MathReductionTest, EveryFunctionAndFormMatchesLibtorch) {
       {"fnorm", {x}, {}, {at::linalg_matrix_norm(x, c10::string_view("fro"))}},
       {"fnorm", {x}, {kDim1, true}, {at::norm(x, 2, {1}, true)}},
       {"nnorm", {x}, {}, {at::nuclear_norm(x)}},
-      {"nnorm", {batch}, {std::vector<std::int64_t>{1, 2}, true}, {at::nuclear_norm(batch, {1, 2}, true)}},
+      {"nnorm",
+       {batch},
+       {std::vector<std::int64_t>{1, 2}, true},
+       {at::nuclear_norm(batch, {1, 2}, true)}},
       {"mnorm", {x}, {}, {at::linalg_matrix_norm(x, c10::string_view("fro"))}},
       {"mnorm", {x}, {1.0}, {at::linalg_matrix_norm(x, 1)}},
-      {"mnorm", {batch}, {kDefault, std::string("nuc"), kDefault, true},
+      {"mnorm",
+       {batch},
+       {kDefault, std::string("nuc"), kDefault, true},
        {at::linalg_matrix_norm(batch, c10::string_view("nuc"), {-2, -1}, true)}},
-      {"mnorm", {x.to(at::kFloat)}, {kDefault, kDefault, both, false, std::string("double")},
-       {at::linalg_matrix_norm(x.to(at::kFloat), c10::string_view("fro"), both, false, at::kDouble)}},
+      {"mnorm",
+       {x.to(at::kFloat)},
+       {kDefault, kDefault, both, false, std::string("double")},
+       {at::linalg_matrix_norm(x.to(at::kFloat), c10::string_view("fro"), both, false,
+                               at::kDouble)}},
       {"vnorm", {x}, {}, {at::linalg_vector_norm(x)}},
-      {"vnorm", {x}, {std::numeric_limits<double>::infinity(), kDim1, true},
+      {"vnorm",
+       {x},
+       {std::numeric_limits<double>::infinity(), kDim1, true},
        {at::linalg_vector_norm(x, INFINITY, {1}, true)}},
   };
   for (const Case& c : cases) ExpectEveryForm(c);
@@ -205,20 +222,31 @@ TEST_F(MathReductionTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   const Handle x = tensor(std::vector<float>{1, 2, 3, 4});
   const Handle t = tensor(std::vector<float>{0});
   const std::size_t live = HandleTable::Global().size();
-  EXPECT_THAT(ErrorOf([&] { math::Run("std", {Operand(x), std::string("a")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("std", {Operand(x), std::string("a")});
+              }),
               HasSubstr("std: arg[1] expected long(s)"));
   EXPECT_THAT(ErrorOf([&] { math::Run("logsumexp", {Operand(x)}); }),
               HasSubstr("logsumexp: arg[1] (long(s)) is required"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("mean", {Operand(x), kDefault, false, std::string("huge")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("mean", {Operand(x), kDefault, false, std::string("huge")});
+              }),
               HasSubstr("mean: unrecognized dtype `huge"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("mnorm", {Operand(x), kDefault, std::string("inf")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("mnorm", {Operand(x), kDefault, std::string("inf")});
+              }),
               HasSubstr("mnorm: ord expected a number, `fro or `nuc, given `inf"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("mnorm", {Operand(x), 2.0, std::string("fro")}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("mnorm", {Operand(x), 2.0, std::string("fro")});
+              }),
               HasSubstr("mnorm: ord is a number or a symbol, given both"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("unique", {Operand(x)}, t); }), HasSubstr("unique: has no output form"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("unique", {Operand(x)}, t); }),
+              HasSubstr("unique: has no output form"));
   EXPECT_THAT(ErrorOf([&] { math::Run("Any", {Operand(x)}, Handle(), true); }),
               HasSubstr("Any: has no in-place form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("Max", {Operand(x), kDim0}, t); }),
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("Max", {Operand(x), kDim0}, t);
+              }),
               HasSubstr("Max: output for several results must be a vector, given tensor"));
   EXPECT_EQ(HandleTable::Global().size(), live);
   EXPECT_TRUE(at::equal(tensor(x), at::tensor({1.0f, 2.0f, 3.0f, 4.0f})));

@@ -40,24 +40,25 @@
 #include "api/tensor/tensor_creation.h"
 #include "runtime/handle_table.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/math_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace math_spectral_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using testing::EmptyOf;
+using testing::ErrorOf;
 using testing::ExpectSameTensor;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using MathSpectralTest = LeakCheckTest;
 using Args = std::vector<math::Arg>;
 
 // `name` on x then `rest`: as data, as a handle and into an output handle, each compared with
 // want.
-void ExpectEveryForm(const std::string& name, const at::Tensor& x, const Args& rest, const at::Tensor& want) {
+void ExpectEveryForm(const std::string& name, const at::Tensor& x, const Args& rest,
+                     const at::Tensor& want) {
   Args data{Operand(x.clone())};
   data.insert(data.end(), rest.begin(), rest.end());
   const Result by_data = math::Run(name, data);
@@ -94,41 +95,66 @@ TEST_F(MathSpectralTest, EveryTransformMatchesLibtorch) {
   const std::vector<std::int64_t> dims{0, 2};
   const std::vector<TransformCase> one_dim = {
       {"fft", {}, [](auto& t) { return at::fft_fft(t); }},
-      {"fft", {n, dim, std::string("ortho")}, [&](auto& t) { return at::fft_fft(t, n, dim, "ortho"); }},
+      {"fft",
+       {n, dim, std::string("ortho")},
+       [&](auto& t) { return at::fft_fft(t, n, dim, "ortho"); }},
       {"ifft", {}, [](auto& t) { return at::fft_ifft(t); }},
-      {"ifft", {n, std::monostate(), std::string("forward")}, [&](auto& t) { return at::fft_ifft(t, n, -1, "forward"); }},
+      {"ifft",
+       {n, std::monostate(), std::string("forward")},
+       [&](auto& t) { return at::fft_ifft(t, n, -1, "forward"); }},
       {"rfft", {}, [](auto& t) { return at::fft_rfft(t); }},
-      {"rfft", {std::monostate(), dim}, [&](auto& t) { return at::fft_rfft(t, c10::nullopt, dim); }},
+      {"rfft",
+       {std::monostate(), dim},
+       [&](auto& t) { return at::fft_rfft(t, c10::nullopt, dim); }},
       {"irfft", {}, [](auto& t) { return at::fft_irfft(t); }},
-      {"irfft", {n, dim, std::string("backward")}, [&](auto& t) { return at::fft_irfft(t, n, dim, "backward"); }},
+      {"irfft",
+       {n, dim, std::string("backward")},
+       [&](auto& t) { return at::fft_irfft(t, n, dim, "backward"); }},
       {"hfft", {}, [](auto& t) { return at::fft_hfft(t); }},
-      {"hfft", {n, dim, std::string("ortho")}, [&](auto& t) { return at::fft_hfft(t, n, dim, "ortho"); }},
+      {"hfft",
+       {n, dim, std::string("ortho")},
+       [&](auto& t) { return at::fft_hfft(t, n, dim, "ortho"); }},
       {"ihfft", {}, [](auto& t) { return at::fft_ihfft(t); }},
       {"ihfft", {n, dim}, [&](auto& t) { return at::fft_ihfft(t, n, dim); }},
       {"fft2", {}, [](auto& t) { return at::fft_fft2(t); }},
-      {"fft2", {sizes, dims, std::string("ortho")}, [&](auto& t) { return at::fft_fft2(t, sizes, dims, "ortho"); }},
+      {"fft2",
+       {sizes, dims, std::string("ortho")},
+       [&](auto& t) { return at::fft_fft2(t, sizes, dims, "ortho"); }},
       {"ifft2", {}, [](auto& t) { return at::fft_ifft2(t); }},
       {"ifft2", {sizes}, [&](auto& t) { return at::fft_ifft2(t, sizes); }},
       {"rfft2", {}, [](auto& t) { return at::fft_rfft2(t); }},
-      {"rfft2", {std::monostate(), dims}, [&](auto& t) { return at::fft_rfft2(t, c10::nullopt, dims); }},
+      {"rfft2",
+       {std::monostate(), dims},
+       [&](auto& t) { return at::fft_rfft2(t, c10::nullopt, dims); }},
       {"irfft2", {}, [](auto& t) { return at::fft_irfft2(t); }},
-      {"irfft2", {sizes, dims, std::string("forward")}, [&](auto& t) { return at::fft_irfft2(t, sizes, dims, "forward"); }},
+      {"irfft2",
+       {sizes, dims, std::string("forward")},
+       [&](auto& t) { return at::fft_irfft2(t, sizes, dims, "forward"); }},
       {"hfft2", {}, [](auto& t) { return at::fft_hfft2(t); }},
       {"hfft2", {sizes, dims}, [&](auto& t) { return at::fft_hfft2(t, sizes, dims); }},
       {"ihfft2", {}, [](auto& t) { return at::fft_ihfft2(t); }},
-      {"ihfft2", {sizes, dims, std::string("ortho")}, [&](auto& t) { return at::fft_ihfft2(t, sizes, dims, "ortho"); }},
+      {"ihfft2",
+       {sizes, dims, std::string("ortho")},
+       [&](auto& t) { return at::fft_ihfft2(t, sizes, dims, "ortho"); }},
       {"fftn", {}, [](auto& t) { return at::fft_fftn(t); }},
-      {"fftn", {sizes, dims, std::string("ortho")}, [&](auto& t) { return at::fft_fftn(t, sizes, dims, "ortho"); }},
+      {"fftn",
+       {sizes, dims, std::string("ortho")},
+       [&](auto& t) { return at::fft_fftn(t, sizes, dims, "ortho"); }},
       {"ifftn", {}, [](auto& t) { return at::fft_ifftn(t); }},
-      {"ifftn", {std::monostate(), dims}, [&](auto& t) { return at::fft_ifftn(t, c10::nullopt, dims); }},
+      {"ifftn",
+       {std::monostate(), dims},
+       [&](auto& t) { return at::fft_ifftn(t, c10::nullopt, dims); }},
       {"rfftn", {}, [](auto& t) { return at::fft_rfftn(t); }},
       {"rfftn", {sizes}, [&](auto& t) { return at::fft_rfftn(t, sizes); }},
       {"irfftn", {}, [](auto& t) { return at::fft_irfftn(t); }},
-      {"irfftn", {sizes, dims, std::string("forward")}, [&](auto& t) { return at::fft_irfftn(t, sizes, dims, "forward"); }},
+      {"irfftn",
+       {sizes, dims, std::string("forward")},
+       [&](auto& t) { return at::fft_irfftn(t, sizes, dims, "forward"); }},
       {"hfftn", {}, [](auto& t) { return at::fft_hfftn(t); }},
       {"hfftn", {sizes, dims}, [&](auto& t) { return at::fft_hfftn(t, sizes, dims); }},
       {"ihfftn", {}, [](auto& t) { return at::fft_ihfftn(t); }},
-      {"ihfftn", {std::monostate(), std::monostate(), std::string("ortho")},
+      {"ihfftn",
+       {std::monostate(), std::monostate(), std::string("ortho")},
        [&](auto& t) { return at::fft_ihfftn(t, c10::nullopt, c10::nullopt, "ortho"); }},
   };
   EXPECT_EQ(one_dim.size(), 36u);  // 18 transforms, by default and with arguments
@@ -146,7 +172,8 @@ TEST_F(MathSpectralTest, FrequenciesAreNewHandlesWithOptions) {
   const Result plain = math::Run("fftfreq", {std::int64_t{5}});
   ASSERT_TRUE(plain.is_handle());
   ExpectSameTensor(tensor(plain.handle()), at::fft_fftfreq(5), "fftfreq");
-  const Result scaled = math::Run("rfftfreq", {std::int64_t{6}, 0.5, std::vector<std::string>{"double", "grad"}});
+  const Result scaled =
+      math::Run("rfftfreq", {std::int64_t{6}, 0.5, std::vector<std::string>{"double", "grad"}});
   const at::Tensor r = TensorOf("rfftfreq", scaled.handle());  // not a detached copy
   ExpectSameTensor(r, at::fft_rfftfreq(6, 0.5, at::kDouble), "rfftfreq");
   EXPECT_TRUE(r.requires_grad());
@@ -160,7 +187,8 @@ TEST_F(MathSpectralTest, ShiftsMatchLibtorch) {
   ExpectEveryForm("fftshift", x, {}, at::fft_fftshift(x));
   ExpectEveryForm("fftshift", x, {std::int64_t{1}}, at::fft_fftshift(x, at::IntArrayRef{1}));
   ExpectEveryForm("ifftshift", x, {}, at::fft_ifftshift(x));
-  ExpectEveryForm("ifftshift", x, {std::vector<std::int64_t>{0, 1}}, at::fft_ifftshift(x, at::IntArrayRef{0, 1}));
+  ExpectEveryForm("ifftshift", x, {std::vector<std::int64_t>{0, 1}},
+                  at::fft_ifftshift(x, at::IntArrayRef{0, 1}));
 }
 
 using Window = std::function<at::Tensor()>;
@@ -177,18 +205,22 @@ TEST_F(MathSpectralTest, WindowsMatchLibtorch) {
       {"hann", {n}, [&] { return at::hann_window(n); }},
       {"hann", {n, true, dbl}, [&] { return at::hann_window(n, true, at::kDouble); }},
       {"hamming", {n}, [&] { return at::hamming_window(n); }},
-      {"hamming", {n, false, 0.5, 0.4, dbl}, [&] { return at::hamming_window(n, false, 0.5, 0.4, at::kDouble); }},
+      {"hamming",
+       {n, false, 0.5, 0.4, dbl},
+       [&] { return at::hamming_window(n, false, 0.5, 0.4, at::kDouble); }},
       {"hamming", {n, true, 0.6}, [&] { return at::hamming_window(n, true, 0.6); }},
       {"kaiser", {n}, [&] { return at::kaiser_window(n); }},
-      {"kaiser", {n, false, 5.0, dbl}, [&] { return at::kaiser_window(n, false, 5.0, at::kDouble); }},
+      {"kaiser",
+       {n, false, 5.0, dbl},
+       [&] { return at::kaiser_window(n, false, 5.0, at::kDouble); }},
   };
   for (const auto& [name, args, reference] : cases) {
     const Result r = math::Run(name, args);
     ASSERT_TRUE(r.is_handle()) << name;
     ExpectSameTensor(tensor(r.handle()), reference(), name);
   }
-  const at::Tensor grad =
-      TensorOf("hann", math::Run("hann", {n, std::monostate(), std::vector<std::string>{"grad"}}).handle());
+  const at::Tensor grad = TensorOf(
+      "hann", math::Run("hann", {n, std::monostate(), std::vector<std::string>{"grad"}}).handle());
   EXPECT_TRUE(grad.requires_grad());
   ExpectSameTensor(grad.detach(), at::hann_window(n), "hann grad");
 }
@@ -198,15 +230,27 @@ TEST_F(MathSpectralTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   const at::Tensor values = at::randn({4});
   const Handle x = tensor(values.clone());
   const std::size_t live = HandleTable::Global().size();
-  EXPECT_THAT(ErrorOf([&] { math::Run("fft", {Operand(x), std::monostate(), std::monostate(), std::string("half")}); }),
-              HasSubstr("fft: norm expected `backward, `forward or `ortho, given `half"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("fft2", {Operand(x), 1.5}); }), HasSubstr("fft2: arg[1] expected long(s)"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("fftshift", {Operand(x)}, x); }), HasSubstr("fftshift: has no output form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("hann", {std::int64_t{4}}, x); }), HasSubstr("hann: has no output form"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("hann", {Operand(x)}); }), HasSubstr("hann: arg[0] expected long"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("kaiser", {std::int64_t{4}, true, 1.0, std::vector<std::string>{"big"}}); }),
+  EXPECT_THAT(
+      ErrorOf([&] {
+        math::Run("fft", {Operand(x), std::monostate(), std::monostate(), std::string("half")});
+      }),
+      HasSubstr("fft: norm expected `backward, `forward or `ortho, given `half"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("fft2", {Operand(x), 1.5});
+              }),
+              HasSubstr("fft2: arg[1] expected long(s)"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("fftshift", {Operand(x)}, x); }),
+              HasSubstr("fftshift: has no output form"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("hann", {std::int64_t{4}}, x); }),
+              HasSubstr("hann: has no output form"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("hann", {Operand(x)}); }),
+              HasSubstr("hann: arg[0] expected long"));
+  EXPECT_THAT(ErrorOf([&] {
+                math::Run("kaiser", {std::int64_t{4}, true, 1.0, std::vector<std::string>{"big"}});
+              }),
               HasSubstr("unrecognized tensor option: `big"));
-  EXPECT_THAT(ErrorOf([&] { math::Run("fft", {Operand(x)}, Handle(), true); }), HasSubstr("fft: has no in-place form"));
+  EXPECT_THAT(ErrorOf([&] { math::Run("fft", {Operand(x)}, Handle(), true); }),
+              HasSubstr("fft: has no in-place form"));
   EXPECT_EQ(HandleTable::Global().size(), live);
   EXPECT_TRUE(at::equal(tensor(x), values));
 }

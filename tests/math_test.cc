@@ -1,6 +1,6 @@
-// api/math/math.h, api/tensor/shape.h, api/tensor/autograd.h: results checked against the same libtorch calls
-// made directly; ktorch's conventions (data in -> data out, handle in -> handle out, out
-// handle -> written there); the autograd sessions of seeds 001 and 004.
+// api/math/math.h, api/tensor/shape.h, api/tensor/autograd.h: results checked against the same
+// libtorch calls made directly; ktorch's conventions (data in -> data out, handle in -> handle out,
+// out handle -> written there); the autograd sessions of seeds 001 and 004.
 #include <ATen/ops/add.h>
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/cat.h>
@@ -21,10 +21,10 @@
 namespace kscope {
 namespace math_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using MathTest = LeakCheckTest;
 using AutogradTest = LeakCheckTest;
@@ -42,7 +42,11 @@ TEST_F(MathTest, DataInDataOutHandleInHandleOut) {
   Result r = kscope::add(at::tensor({1.0, 2.0}), at::tensor({3.0, 4.0}));
   EXPECT_FALSE(r.is_handle());
   EXPECT_EQ(live_handles(), 0u);  // data in: nothing registered
-  EXPECT_THAT(ErrorOf([&] { Handle h = r; (void)h; }), HasSubstr("the result is data"));
+  EXPECT_THAT(ErrorOf([&] {
+                Handle h = r;
+                (void)h;
+              }),
+              HasSubstr("the result is data"));
   Handle a = tensor(std::vector<double>{1, 2});
   Result h = add(a, at::tensor({3.0, 4.0}));  // any handle in: a handle out
   EXPECT_TRUE(h.is_handle());
@@ -103,7 +107,8 @@ TEST_F(MathTest, OutputHandleIsWrittenAndNothingReturned) {
   EXPECT_EQ(values<float>(other), (std::vector<float>{2, 4, 6}));  // written in place, resized
   EXPECT_EQ(live_handles(), 2u);
   Handle v = vector({Operand(at::zeros({1}))});
-  EXPECT_EQ(ErrorOf([&] { kscope::add(at::ones({1}), at::ones({1}), v); }), "add: expected tensor, given vector");
+  EXPECT_EQ(ErrorOf([&] { kscope::add(at::ones({1}), at::ones({1}), v); }),
+            "add: expected tensor, given vector");
 }
 
 TEST_F(MathTest, ShapesMatchLibtorch) {

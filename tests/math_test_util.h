@@ -50,8 +50,9 @@ inline void ExpectSameTensor(const at::Tensor& got, const at::Tensor& want, cons
 }
 
 // ExpectSameTensor for each of several results, which must be as many as want's.
-inline void ExpectSameTensors(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want,
-                              const std::string& what, double rtol = 1e-5, double atol = 1e-6) {
+inline void ExpectSameTensors(const std::vector<at::Tensor>& got,
+                              const std::vector<at::Tensor>& want, const std::string& what,
+                              double rtol = 1e-5, double atol = 1e-6) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t i = 0; i < want.size(); ++i) {
     ExpectSameTensor(got[i], want[i], what + " result " + std::to_string(i), rtol, atol);

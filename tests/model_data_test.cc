@@ -12,21 +12,24 @@
 namespace kscope {
 namespace model_data_test {
 
+using nn::DataMode;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
-using nn::DataMode;
 using Form = nn::DataTensors::Form;
 
 using ModelDataTest = LeakCheckTest;
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, nn::NamedValues named = {}) {
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     nn::NamedValues named = {}) {
   return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
 }
 
 // A model whose module multiplies its two inputs (k-api `mul`), with mse loss.
 Handle MulModel() { return model({module(Def("mul")), loss("mse"), opt("sgd")}); }
 
-at::Tensor Rows(std::int64_t n, std::int64_t from = 0) { return at::arange(from, from + n, at::kFloat); }
+at::Tensor Rows(std::int64_t n, std::int64_t from = 0) {
+  return at::arange(from, from + n, at::kFloat);
+}
 
 TEST_F(ModelDataTest, VectorInputsAreOneVectorAndBatchTogether) {
   const Handle m = MulModel();
@@ -61,7 +64,11 @@ TEST_F(ModelDataTest, ListsOfPartsAndSelectionsSeed004) {
   nn::DataTensors in = model_input(m, DataMode::kTrain);
   EXPECT_EQ(in.form, Form::kVector);
   EXPECT_EQ(in.tensors[0].sizes(), at::IntArrayRef({500}));  // in the order given
-  EXPECT_EQ(model_data(m, DataMode::kTrain, {DataPart(v, std::vector<std::int64_t>{0}), DataPart(v, std::vector<std::int64_t>{1})}, y), 5);
+  EXPECT_EQ(model_data(m, DataMode::kTrain,
+                       {DataPart(v, std::vector<std::int64_t>{0}),
+                        DataPart(v, std::vector<std::int64_t>{1})},
+                       y),
+            5);
   EXPECT_EQ(model_input(m, DataMode::kTrain).tensors[0].sizes(), at::IntArrayRef({500, 32}));
   // A vector and a tensor together: one vector, in order.
   EXPECT_EQ(model_data(m, DataMode::kTrain, {v, y}, y), 5);
@@ -76,7 +83,8 @@ TEST_F(ModelDataTest, DictionariesMergeInTheOrderGivenSeed004) {
   const Handle e = dict({{"c", Rows(5, 20)}});
   EXPECT_EQ(model_data(m, DataMode::kTrain, d, Rows(5)), 1);
   EXPECT_EQ(model_input(m, DataMode::kTrain).form, Form::kDictionary);
-  EXPECT_EQ(model_data(m, DataMode::kTrain, {DataPart(d, std::vector<std::string>{"b"}), e}, Rows(5)), 1);
+  EXPECT_EQ(
+      model_data(m, DataMode::kTrain, {DataPart(d, std::vector<std::string>{"b"}), e}, Rows(5)), 1);
   const nn::DataTensors x = model_input(m, DataMode::kTrain);
   EXPECT_EQ(x.keys, (std::vector<std::string>{"b", "c"}));
   EXPECT_TRUE(at::equal(x.tensors[1], Rows(5, 20)));
@@ -97,23 +105,42 @@ TEST_F(ModelDataTest, BadPartsChangeNothing) {
   const Handle v = vector({Rows(4), Rows(4)});
   const Handle d = dict({{"a", Rows(4)}});
   const Handle q = module(Def("relu"));
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataPart(v, std::vector<std::int64_t>{2}), Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, DataPart(v, std::vector<std::int64_t>{2}), Rows(4));
+            }),
             "train: vector index 2 out of range for 2 tensor(s)");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataPart(d, std::vector<std::string>{"z"}), Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, DataPart(d, std::vector<std::string>{"z"}), Rows(4));
+            }),
             "train: no key `z in dictionary");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, {d, d}, Rows(4)); }), "train: a key given twice: `a");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, {d, v}, Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, {d, d}, Rows(4));
+            }),
+            "train: a key given twice: `a");
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, {d, v}, Rows(4));
+            }),
             "train: expected tensors and vectors, or dictionaries, given both");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, {v, d}, Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, {v, d}, Rows(4));
+            }),
             "train: expected tensors and vectors, or dictionaries, given both");
   EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, q, Rows(4)); }),
             "train: expected tensor, vector or dictionary, given module");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataPart(v, std::vector<std::string>{"a"}), Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, DataPart(v, std::vector<std::string>{"a"}), Rows(4));
+            }),
             "train: keys given with a vector");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, DataParts(std::vector<DataPart>{}), Rows(4)); }),
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, DataParts(std::vector<DataPart>{}), Rows(4));
+            }),
             "train: expected data, given an empty list");
-  EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, {v, Rows(5)}, Rows(4)); }), "tensor size mismatch, 4 vs 5");
-  EXPECT_EQ(ErrorOf([&] { model_input(m, DataMode::kTrain, DataParts({Rows(3)})); }), "tensor size mismatch, 3 vs 4");
+  EXPECT_EQ(ErrorOf([&] {
+              model_data(m, DataMode::kTrain, {v, Rows(5)}, Rows(4));
+            }),
+            "tensor size mismatch, 4 vs 5");
+  EXPECT_EQ(ErrorOf([&] { model_input(m, DataMode::kTrain, DataParts({Rows(3)})); }),
+            "tensor size mismatch, 3 vs 4");
   const nn::DataTensors x = model_input(m, DataMode::kTrain);
   EXPECT_EQ(x.form, Form::kTensor);
   EXPECT_TRUE(at::equal(x.tensors[0], Rows(4)));
@@ -136,7 +163,8 @@ TEST_F(ModelDataTest, ShufflesKeepEveryTensorAligned) {
 TEST_F(ModelDataTest, TwoTargetsFeedAWeightedLoss) {
   // bce with weights: the target is (y; w), the loss bce(output, y, w).
   const Handle m = model({module(Def("sigmoid")), loss("bce"), opt("sgd")});
-  const at::Tensor x = at::randn({6}).requires_grad_(), y = at::randint(2, {6}).to(at::kFloat), w = at::rand({6});
+  const at::Tensor x = at::randn({6}).requires_grad_(), y = at::randint(2, {6}).to(at::kFloat),
+                   w = at::rand({6});
   model_data(m, DataMode::kTrain, x, {y, w});
   EXPECT_EQ(model_target(m, DataMode::kTrain).form, Form::kVector);
   const double expected = at::binary_cross_entropy(x.detach().sigmoid(), y, w).item<double>();
@@ -149,36 +177,42 @@ struct Recurrent {
   Handle m;
   at::Tensor x = at::randn({6, 4, 2});
   explicit Recurrent(const char* kind)
-      : m(model({module(Def(kind, {std::int64_t{2}, std::int64_t{3}}, {{"batchfirst", true}})), loss("mse"),
-                 opt("sgd")})) {
+      : m(model({module(Def(kind, {std::int64_t{2}, std::int64_t{3}}, {{"batchfirst", true}})),
+                 loss("mse"), opt("sgd")})) {
     model_data(m, DataMode::kTest, x, at::zeros({6, 4, 3}));
   }
 };
 
 TEST_F(ModelDataTest, HiddenStateIsCarriedAndReported) {
   Recurrent r("rnn");
-  test(r.m, {{"batchsize", std::int64_t{3}}, {"hidden", true}, {"metrics", std::vector<std::string>{"output", "hidden"}}});
+  test(r.m, {{"batchsize", std::int64_t{3}},
+             {"hidden", true},
+             {"metrics", std::vector<std::string>{"output", "hidden"}}});
   const RunMetrics got = testrun(r.m);
   // By hand: the second batch starts from the state the first one left.
   const Handle q = model_module(r.m);
   const Result first = forward(q, {at::Tensor(r.x.narrow(0, 0, 3))}, ForwardMode::kEvaluate);
   const TensorVector one = std::get<TensorVector>(first.value());
-  const Result second = forward(q, {at::Tensor(r.x.narrow(0, 3, 3)), one[1]}, ForwardMode::kEvaluate);
+  const Result second =
+      forward(q, {at::Tensor(r.x.narrow(0, 3, 3)), one[1]}, ForwardMode::kEvaluate);
   const TensorVector two = std::get<TensorVector>(second.value());
   EXPECT_TRUE(at::allclose(got.values[0].second, at::cat({one[0], two[0]})));
-  EXPECT_EQ(got.values[1].second.sizes(), at::IntArrayRef({2, 3, 3}));  // (layers x batches; batch; hidden)
+  EXPECT_EQ(got.values[1].second.sizes(),
+            at::IntArrayRef({2, 3, 3}));  // (layers x batches; batch; hidden)
   EXPECT_TRUE(at::allclose(got.values[1].second, at::cat({one[1], two[1]})));
   // Without `hidden, every batch starts afresh.
   test(r.m, {{"hidden", false}, {"metrics", std::vector<std::string>{"output"}}});
   const Result fresh = forward(q, {at::Tensor(r.x.narrow(0, 3, 3))}, ForwardMode::kEvaluate);
-  EXPECT_TRUE(at::allclose(testrun(r.m).values[0].second.narrow(0, 3, 3), std::get<TensorVector>(fresh.value())[0]));
+  EXPECT_TRUE(at::allclose(testrun(r.m).values[0].second.narrow(0, 3, 3),
+                           std::get<TensorVector>(fresh.value())[0]));
   free(q);
   free(r.m);
 }
 
 TEST_F(ModelDataTest, HiddenCellOfAnLstm) {
   Recurrent r("lstm");
-  test(r.m, {{"batchsize", std::int64_t{2}}, {"metrics", std::vector<std::string>{"hidden", "hiddencell"}}});
+  test(r.m, {{"batchsize", std::int64_t{2}},
+             {"metrics", std::vector<std::string>{"hidden", "hiddencell"}}});
   const RunMetrics got = testrun(r.m);
   EXPECT_EQ(got.values[0].second.sizes(), at::IntArrayRef({3, 2, 3}));
   EXPECT_EQ(got.values[1].second.sizes(), at::IntArrayRef({3, 2, 3}));

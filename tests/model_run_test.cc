@@ -6,17 +6,17 @@
 
 #include "api/kscope/kscope.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace model_run_test {
 
+using nn::DataMode;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
 using testing::Linear;
 using testing::Sequential;
-using nn::DataMode;
 
 using ModelRunTest = LeakCheckTest;
 
@@ -29,8 +29,12 @@ Handle Module(const char* kind) {
 Handle IdentityModel() { return model({Module("identity"), loss("mse"), opt("sgd")}); }
 
 // The model's single input or target tensor.
-at::Tensor Input(Handle m, DataMode mode = DataMode::kTrain) { return model_input(m, mode).tensors.at(0); }
-at::Tensor Target(Handle m, DataMode mode = DataMode::kTrain) { return model_target(m, mode).tensors.at(0); }
+at::Tensor Input(Handle m, DataMode mode = DataMode::kTrain) {
+  return model_input(m, mode).tensors.at(0);
+}
+at::Tensor Target(Handle m, DataMode mode = DataMode::kTrain) {
+  return model_target(m, mode).tensors.at(0);
+}
 
 // The input of each batch of an epoch, as long vectors.
 std::vector<std::vector<std::int64_t>> Batches(Handle m, DataMode mode) {
@@ -66,9 +70,11 @@ TEST_F(ModelRunTest, SizeMismatchChangesNothing) {
   model_data(m, DataMode::kTrain, at::arange(7), at::arange(7));
   EXPECT_EQ(ErrorOf([&] { model_data(m, DataMode::kTrain, at::zeros(100), at::ones(10)); }),
             "tensor size mismatch, 100 vs 10");
-  EXPECT_EQ(ErrorOf([&] { model_target(m, DataMode::kTrain, at::ones(10)); }), "tensor size mismatch, 7 vs 10");
+  EXPECT_EQ(ErrorOf([&] { model_target(m, DataMode::kTrain, at::ones(10)); }),
+            "tensor size mismatch, 7 vs 10");
   EXPECT_EQ(model_datasize(m, DataMode::kTrain), 7);
-  EXPECT_EQ(ErrorOf([&] { model_batch(Module("relu"), DataMode::kTrain); }), "batch: expected model, given module");
+  EXPECT_EQ(ErrorOf([&] { model_batch(Module("relu"), DataMode::kTrain); }),
+            "batch: expected model, given module");
 }
 
 TEST_F(ModelRunTest, InputAloneAndSharedHandles) {
@@ -79,7 +85,8 @@ TEST_F(ModelRunTest, InputAloneAndSharedHandles) {
   EXPECT_EQ(model_input(m, DataMode::kTrain, x), 4);
   EXPECT_FALSE(model_target(m, DataMode::kTrain).defined());
   EXPECT_TRUE(model_batch(m, DataMode::kTrain));
-  EXPECT_EQ(size(x).single(), std::vector<std::int64_t>{16});  // the window shows through the handle
+  EXPECT_EQ(size(x).single(),
+            std::vector<std::int64_t>{16});  // the window shows through the handle
   EXPECT_EQ(restore(m), 64);
   EXPECT_EQ(size(x).single(), std::vector<std::int64_t>{64});
 }
@@ -115,7 +122,8 @@ TEST_F(ModelRunTest, LossOfBatchesSeed004) {
   auto scope = Scope::Open();
   const Handle m = IdentityModel();
   train(m, {{"batchsize", std::int64_t{3}}});
-  const at::Tensor x = at::tensor({.1f, 2.7f, 3.f, 4.f, 5.f, 6.f, 7.f}), y = at::arange(1, 8).to(at::kFloat);
+  const at::Tensor x = at::tensor({.1f, 2.7f, 3.f, 4.f, 5.f, 6.f, 7.f}),
+                   y = at::arange(1, 8).to(at::kFloat);
   model_data(m, DataMode::kTrain, x, y);
   EXPECT_NEAR(model_loss(m, x, y).tensor().item<double>(), 0.1857143, 1e-6);
   std::vector<double> losses;
@@ -140,7 +148,8 @@ TEST_F(ModelRunTest, BackwardAndBackstepLbfgs) {
   zerograd(m);
   for (int i = 0; i < 5; ++i) model_backstep(m);
   EXPECT_LT(model_backward(m, x, y).item<double>(), 1e-6);
-  EXPECT_EQ(ErrorOf([&] { model_backward(Module("relu")); }), "backward: expected model, given module");
+  EXPECT_EQ(ErrorOf([&] { model_backward(Module("relu")); }),
+            "backward: expected model, given module");
 }
 
 // n points of each of 3 interleaved spiral arms, the class of each point.
@@ -161,7 +170,8 @@ TEST_F(ModelRunTest, SpiralsReachNinetyFivePercent) {
   const Handle q = Sequential(2, 100, 3);
   const Handle m = model({q, loss("ce"), opt("sgd", q, {0.2, 0.99})});
   const auto [x, y] = Spirals(100);
-  train(m, {{"batchsize", std::int64_t{300}}, {"shuffle", true},
+  train(m, {{"batchsize", std::int64_t{300}},
+            {"shuffle", true},
             {"metrics", std::vector<std::string>{"loss", "batchloss", "accuracy", "predict"}}});
   model_data(m, DataMode::kTrain, x, y);
   RunMetrics r;
@@ -178,7 +188,8 @@ TEST_F(ModelRunTest, SpiralsReachNinetyFivePercent) {
   EXPECT_GT(r.values[2].second.item<double>(), 90.0);  // measured before the epoch's step
   // matches: (matched; total), ktorch's pair.
   EXPECT_EQ(t.values[1].second[1].item<std::int64_t>(), 300);
-  EXPECT_EQ(t.values[1].second[0].item<std::int64_t>(), std::llround(t.values[0].second.item<double>() * 3));
+  EXPECT_EQ(t.values[1].second[0].item<std::int64_t>(),
+            std::llround(t.values[0].second.item<double>() * 3));
 }
 
 }  // namespace model_run_test

@@ -6,18 +6,18 @@
 #include "api/model/model.h"
 #include "api/model/model_object.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace model_test {
 
 using testing::Backward;
+using ::testing::ElementsAre;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
 using testing::Linear;
 using testing::Sequential;
-using ::testing::ElementsAre;
 
 using ModelTest = LeakCheckTest;
 
@@ -99,7 +99,8 @@ TEST_F(ModelTest, BadPartsLeaveEveryHandleAlive) {
 TEST_F(ModelTest, ReplacesPartsSeed002) {
   // q)m:model(module`relu; loss`ce; opt`sgd)   model(m;loss`mse)   model[m]`loss -> `mse
   auto scope = Scope::Open();
-  const Handle m = model({module(ModuleDefinition{"relu", "", {}, {}, {}}), loss("ce"), opt("sgd")});
+  const Handle m =
+      model({module(ModuleDefinition{"relu", "", {}, {}, {}}), loss("ce"), opt("sgd")});
   EXPECT_EQ(describe_model(m).loss.kind, "ce");
   const Handle l = loss("mse"), q = Linear(2, 1);
   model(m, {l, q});
@@ -114,10 +115,11 @@ TEST_F(ModelTest, OptionDefaultsSeed004) {
   auto scope = Scope::Open();
   const Handle m = SmallModel();
   EXPECT_THAT(Names(train_options(m)),
-              ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "shuffle", "shufflecuda", "shuffleseed",
-                          "sync", "clipgroup", "clipnorm", "clipvalue", "tensor", "dictionary", "metrics"));
-  EXPECT_THAT(Names(test_options(m)),
-              ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "tensor", "dictionary", "metrics"));
+              ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "shuffle",
+                          "shufflecuda", "shuffleseed", "sync", "clipgroup", "clipnorm",
+                          "clipvalue", "tensor", "dictionary", "metrics"));
+  EXPECT_THAT(Names(test_options(m)), ElementsAre("batchsize", "task", "tasks", "droplast",
+                                                  "hidden", "tensor", "dictionary", "metrics"));
   EXPECT_EQ(train_option(m, "batchsize"), nn::OptionValue(std::int64_t{32}));
   EXPECT_EQ(test_option(m, "batchsize"), nn::OptionValue(std::int64_t{100}));
   EXPECT_EQ(train_option(m, "metrics"), nn::OptionValue(std::vector<std::string>{"loss"}));
@@ -138,7 +140,8 @@ TEST_F(ModelTest, SetOptionsSeed004) {
   const nn::RunOptions r = run_options(m, nn::DataMode::kTrain);
   EXPECT_EQ(r.batchsize, 100);
   EXPECT_TRUE(r.shuffle);
-  EXPECT_THAT(r.metrics, ElementsAre(nn::Metric::kOutput, nn::Metric::kAccuracy, nn::Metric::kLoss));
+  EXPECT_THAT(r.metrics,
+              ElementsAre(nn::Metric::kOutput, nn::Metric::kAccuracy, nn::Metric::kLoss));
   // q)train(m; `clipgroup`clipnorm; (0b;2)) -> clipnorm 2 2f; a clipvalue clears it, and back
   train(m, {{"clipgroup", false}, {"clipnorm", std::int64_t{2}}});
   EXPECT_EQ(train_option(m, "clipnorm"), nn::OptionValue(std::vector<double>{2, 2}));
@@ -160,24 +163,32 @@ TEST_F(ModelTest, BadOptionsChangeNothing) {
   train(m, {{"batchsize", std::int64_t{100}}});
   const nn::NamedValues before = train_options(m);
   const std::vector<std::pair<nn::NamedValues, std::string>> cases = {
-      {{{"batchsize", std::int64_t{5}}, {"shuffle", std::string("x")}}, "train: option `shuffle expects boolean, given symbol"},
+      {{{"batchsize", std::int64_t{5}}, {"shuffle", std::string("x")}},
+       "train: option `shuffle expects boolean, given symbol"},
       {{{"batchsize", std::int64_t{-1}}}, "batchsize: cannot be less than zero, given -1"},
       {{{"batchsize", std::int64_t{5}}, {"foo", true}}, "unrecognized train setting: foo"},
-      {{{"task", std::int64_t{2}}, {"tasks", std::int64_t{2}}}, "train: task 2 must be less than tasks(2)"},
+      {{{"task", std::int64_t{2}}, {"tasks", std::int64_t{2}}},
+       "train: task 2 must be less than tasks(2)"},
       {{{"tasks", std::int64_t{0}}}, "tasks: cannot be less than one, given 0"},
-      {{{"tasks", std::int64_t{2}}, {"batchsize", std::int64_t{0}}}, "train: 2 tasks require a non-zero batchsize"},
+      {{{"tasks", std::int64_t{2}}, {"batchsize", std::int64_t{0}}},
+       "train: 2 tasks require a non-zero batchsize"},
       {{{"metrics", std::vector<std::string>{"loss", "foo"}}}, "train: unrecognized metric `foo"},
-      {{{"clipnorm", std::vector<double>{1, 2, 3}}}, "train: clipnorm expects a max norm and an optional norm order, given 3 numbers"},
-      {{{"batchsize", std::int64_t{5}}, {"batchsize", std::int64_t{6}}}, "train: option `batchsize given more than once"},
+      {{{"clipnorm", std::vector<double>{1, 2, 3}}},
+       "train: clipnorm expects a max norm and an optional norm order, given 3 numbers"},
+      {{{"batchsize", std::int64_t{5}}, {"batchsize", std::int64_t{6}}},
+       "train: option `batchsize given more than once"},
   };
   for (const auto& [values, error] : cases) {
     EXPECT_EQ(ErrorOf([&, &values = values] { train(m, values); }), error);
     EXPECT_EQ(train_options(m), before);
   }
-  EXPECT_EQ(ErrorOf([&] { test(m, {{"batchsize", std::int64_t{1}}, {"sync", true}}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              test(m, {{"batchsize", std::int64_t{1}}, {"sync", true}});
+            }),
             "unrecognized test setting: sync");
   EXPECT_EQ(test_option(m, "batchsize"), nn::OptionValue(std::int64_t{100}));
-  EXPECT_EQ(ErrorOf([&] { train(tensor(at::ones({1})), {}); }), "train: expected model, given tensor");
+  EXPECT_EQ(ErrorOf([&] { train(tensor(at::ones({1})), {}); }),
+            "train: expected model, given tensor");
 }
 
 TEST_F(ModelTest, ZerogradResetsEveryParameterOfItsOptimizerSeed004) {

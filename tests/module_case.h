@@ -20,7 +20,9 @@
 namespace kscope::testing {
 
 inline nn::OptionValue J(std::int64_t v) { return v; }
-inline nn::OptionValue Js(std::initializer_list<std::int64_t> v) { return std::vector<std::int64_t>(v); }
+inline nn::OptionValue Js(std::initializer_list<std::int64_t> v) {
+  return std::vector<std::int64_t>(v);
+}
 inline nn::OptionValue Sym(const char* s) { return std::string(s); }
 
 inline ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
@@ -37,8 +39,8 @@ struct KindCase {
   ModuleDefinition definition;
   std::vector<std::int64_t> shape;  // of the input: Spread values, or indices below `indices`
   std::function<at::Tensor(const Parms&, const at::Tensor&)> expected;
-  bool eval = false;          // run outside training (modules with randomness)
-  std::int64_t indices = 0;   // > 0: the input is long indices in [0, indices)
+  bool eval = false;         // run outside training (modules with randomness)
+  std::int64_t indices = 0;  // > 0: the input is long indices in [0, indices)
 };
 
 inline void PrintTo(const KindCase& c, std::ostream* out) { *out << c.label; }
@@ -137,7 +139,9 @@ inline void ExpectMatchesLibtorchAndRoundTrips(const KindCase& c) {
   const at::Tensor expected = c.expected(m.parms, x);
   // Each forward gets its own copy: some kinds work in place.
   const at::Tensor y = forward(m.made, x.clone()).tensor();
-  EXPECT_TRUE(at::allclose(y, expected, 1e-4, 1e-5)) << "forward:\n" << y << "\nexpected:\n" << expected;
+  EXPECT_TRUE(at::allclose(y, expected, 1e-4, 1e-5)) << "forward:\n"
+                                                     << y << "\nexpected:\n"
+                                                     << expected;
   EXPECT_TRUE(at::allclose(forward(m.remade, x.clone()).tensor(), y, 1e-5, 1e-6));
   EXPECT_TRUE(at::allclose(forward(m.child, x.clone()).tensor(), y, 1e-5, 1e-6));
   EXPECT_TRUE(at::allclose(forward(m.restored, x.clone()).tensor(), y, 1e-5, 1e-6));

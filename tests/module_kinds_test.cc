@@ -10,8 +10,8 @@
 #include "api/nn/module.h"
 #include "api/nn/options.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/module_case.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace module_kinds_test {
@@ -19,13 +19,13 @@ namespace module_kinds_test {
 using testing::BadCase;
 using testing::Def;
 using testing::ErrorOf;
+using ::testing::HasSubstr;
 using testing::J;
 using testing::Js;
 using testing::KindCase;
 using testing::LeakCheckTest;
 using testing::Parms;
 using testing::Sym;
-using ::testing::HasSubstr;
 
 // (x - mean) / sqrt(biased variance + eps) over `dims, as batch, instance, group and layer
 // normalization compute it.
@@ -61,38 +61,89 @@ std::vector<KindCase> ActivationCases() {
       {"relu_inplace", Def("relu", {true}), {4, 6}, [](P, X x) { return at::clamp_min(x, 0); }},
       {"relu6", Def("relu6"), {4, 6}, [](P, X x) { return at::clamp(x, 0, 6); }},
       {"relu6_inplace", Def("relu6", {true}), {4, 6}, [](P, X x) { return at::clamp(x, 0, 6); }},
-      {"selu", Def("selu"), {4, 6},
+      {"selu",
+       Def("selu"),
+       {4, 6},
        [](P, X x) {
          const double alpha = 1.6732632423543772, scale = 1.0507009873554805;
          return scale * at::where(x > 0, x, alpha * (at::exp(x) - 1));
        }},
-      {"elu", Def("elu", {0.5}), {4, 6}, [](P, X x) { return at::where(x > 0, x, 0.5 * (at::exp(x) - 1)); }},
-      {"celu", Def("celu", {2.0}), {4, 6}, [](P, X x) { return at::where(x > 0, x, 2 * (at::exp(x / 2) - 1)); }},
-      {"leakyrelu", Def("leakyrelu", {0.2}), {4, 6}, [](P, X x) { return at::where(x > 0, x, 0.2 * x); }},
-      {"prelu", Def("prelu", {J(3), 0.1}), {2, 3, 4}, [](P, X x) { return at::where(x > 0, x, 0.1 * x); }},
-      {"prelu_parameter", Def("prelu"), {2, 3, 4},
+      {"elu",
+       Def("elu", {0.5}),
+       {4, 6},
+       [](P, X x) { return at::where(x > 0, x, 0.5 * (at::exp(x) - 1)); }},
+      {"celu",
+       Def("celu", {2.0}),
+       {4, 6},
+       [](P, X x) { return at::where(x > 0, x, 2 * (at::exp(x / 2) - 1)); }},
+      {"leakyrelu",
+       Def("leakyrelu", {0.2}),
+       {4, 6},
+       [](P, X x) { return at::where(x > 0, x, 0.2 * x); }},
+      {"prelu",
+       Def("prelu", {J(3), 0.1}),
+       {2, 3, 4},
+       [](P, X x) { return at::where(x > 0, x, 0.1 * x); }},
+      {"prelu_parameter",
+       Def("prelu"),
+       {2, 3, 4},
        [](P p, X x) { return at::where(x > 0, x, p.at("weight") * x); }},
-      {"rrelu_eval", Def("rrelu", {0.1, 0.3}), {4, 6}, [](P, X x) { return at::where(x > 0, x, 0.2 * x); }, true},
-      {"hardtanh", Def("hardtanh", {-0.5, 0.5}), {4, 6}, [](P, X x) { return at::clamp(x, -0.5, 0.5); }},
-      {"hardshrink", Def("hardshrink", {0.3}), {4, 6}, [](P, X x) { return at::where(x.abs() > 0.3, x, 0); }},
-      {"softshrink", Def("softshrink", {0.3}), {4, 6},
+      {"rrelu_eval",
+       Def("rrelu", {0.1, 0.3}),
+       {4, 6},
+       [](P, X x) { return at::where(x > 0, x, 0.2 * x); },
+       true},
+      {"hardtanh",
+       Def("hardtanh", {-0.5, 0.5}),
+       {4, 6},
+       [](P, X x) { return at::clamp(x, -0.5, 0.5); }},
+      {"hardshrink",
+       Def("hardshrink", {0.3}),
+       {4, 6},
+       [](P, X x) { return at::where(x.abs() > 0.3, x, 0); }},
+      {"softshrink",
+       Def("softshrink", {0.3}),
+       {4, 6},
        [](P, X x) { return at::where(x > 0.3, x - 0.3, at::where(x < -0.3, x + 0.3, 0)); }},
-      {"softplus", Def("softplus", {2.0, 1.0}), {4, 6},
+      {"softplus",
+       Def("softplus", {2.0, 1.0}),
+       {4, 6},
        [](P, X x) { return at::where(2 * x > 1, x, at::log1p(at::exp(2 * x)) / 2); }},
-      {"threshold", Def("threshold", {0.1, 20.0}), {4, 6}, [](P, X x) { return at::where(x > 0.1, x, 20); }},
-      {"glu", Def("glu"), {4, 6},
+      {"threshold",
+       Def("threshold", {0.1, 20.0}),
+       {4, 6},
+       [](P, X x) { return at::where(x > 0.1, x, 20); }},
+      {"glu",
+       Def("glu"),
+       {4, 6},
        [](P, X x) { return x.narrow(-1, 0, 3) * at::sigmoid(x.narrow(-1, 3, 3)); }},
-      {"glu_dim0", Def("glu", {J(0)}), {4, 6},
+      {"glu_dim0",
+       Def("glu", {J(0)}),
+       {4, 6},
        [](P, X x) { return x.narrow(0, 0, 2) * at::sigmoid(x.narrow(0, 2, 2)); }},
-      {"softmax", Def("softmax", {J(1)}), {4, 6}, [](P, X x) { return at::exp(x) / at::exp(x).sum(1, true); }},
-      {"softmin", Def("softmin", {J(0)}), {4, 6}, [](P, X x) { return at::exp(-x) / at::exp(-x).sum(0, true); }},
-      {"logsoftmax", Def("logsoftmax", {J(1)}), {4, 6},
+      {"softmax",
+       Def("softmax", {J(1)}),
+       {4, 6},
+       [](P, X x) { return at::exp(x) / at::exp(x).sum(1, true); }},
+      {"softmin",
+       Def("softmin", {J(0)}),
+       {4, 6},
+       [](P, X x) { return at::exp(-x) / at::exp(-x).sum(0, true); }},
+      {"logsoftmax",
+       Def("logsoftmax", {J(1)}),
+       {4, 6},
        [](P, X x) { return x - at::log(at::exp(x).sum(1, true)); }},
       {"sigmoid", Def("sigmoid"), {4, 6}, [](P, X x) { return 1 / (1 + at::exp(-x)); }},
       {"tanh", Def("tanh"), {4, 6}, [](P, X x) { return at::tanh(x); }},
       {"softmax2d", Def("softmax2d"), {2, 3, 4, 5}, [](P, X x) { return at::softmax(x, -3); }},
-      {"gelu", Def("gelu"), {4, 6}, [](P, X x) { return x * (1 + at::erf(x / std::sqrt(2.0))) / 2; }},
-      {"logsigmoid", Def("logsigmoid"), {4, 6}, [](P, X x) { return at::log(1 / (1 + at::exp(-x))); }},
+      {"gelu",
+       Def("gelu"),
+       {4, 6},
+       [](P, X x) { return x * (1 + at::erf(x / std::sqrt(2.0))) / 2; }},
+      {"logsigmoid",
+       Def("logsigmoid"),
+       {4, 6},
+       [](P, X x) { return at::log(1 / (1 + at::exp(-x))); }},
       {"softsign", Def("softsign"), {4, 6}, [](P, X x) { return x / (1 + x.abs()); }},
       {"tanhshrink", Def("tanhshrink"), {4, 6}, [](P, X x) { return x - at::tanh(x); }},
       {"silu", Def("silu"), {4, 6}, [](P, X x) { return x / (1 + at::exp(-x)); }},
@@ -105,17 +156,31 @@ std::vector<KindCase> CoreAndDropoutCases() {
   using X = const at::Tensor&;
   return {
       {"identity", Def("identity"), {4, 6}, Identity},
-      {"linear", Def("linear", {J(6), J(3)}), {4, 6},
+      {"linear",
+       Def("linear", {J(6), J(3)}),
+       {4, 6},
        [](P p, X x) { return x.matmul(p.at("weight").t()) + p.at("bias"); }},
-      {"flatten", Def("flatten"), {2, 3, 4}, [](P, X x) { return x.reshape({2, 12}); }},
-      {"flatten_named", Def("flatten", {}, {{"start", J(0)}, {"end", J(1)}}), {2, 3, 4},
-       [](P, X x) { return x.reshape({6, 4}); }},
+      {"flatten",
+       Def("flatten"),
+       {2, 3, 4},
+       [](P, X x) {
+         return x.reshape({2, 12});
+       }},
+      {"flatten_named",
+       Def("flatten", {}, {{"start", J(0)}, {"end", J(1)}}),
+       {2, 3, 4},
+       [](P, X x) {
+         return x.reshape({6, 4});
+       }},
       {"drop_eval", Def("drop"), {4, 6}, Identity, true},
       {"drop_all", Def("drop", {1.0}), {4, 6}, [](P, X x) { return at::zeros_like(x); }},
       {"drop2d_eval", Def("drop2d"), {2, 3, 4, 4}, Identity, true},
       {"drop2d_none", Def("drop2d", {0.0}), {2, 3, 4, 4}, Identity},
       {"drop3d_eval", Def("drop3d", {0.2, true}), {2, 3, 2, 2, 2}, Identity, true},
-      {"drop3d_all", Def("drop3d", {1.0}), {2, 3, 2, 2, 2}, [](P, X x) { return at::zeros_like(x); }},
+      {"drop3d_all",
+       Def("drop3d", {1.0}),
+       {2, 3, 2, 2, 2},
+       [](P, X x) { return at::zeros_like(x); }},
       {"adrop_eval", Def("adrop"), {4, 6}, Identity, true},
       {"adrop_none", Def("adrop", {0.0}), {4, 6}, Identity},
       {"fadrop_eval", Def("fadrop", {0.3}), {2, 3, 4, 4}, Identity, true},
@@ -127,25 +192,51 @@ std::vector<KindCase> ConvCases() {
   using P = const Parms&;
   using X = const at::Tensor&;
   return {
-      {"conv1d", Def("conv1d", {J(2), J(4), J(3)}), {2, 2, 10},
+      {"conv1d",
+       Def("conv1d", {J(2), J(4), J(3)}),
+       {2, 2, 10},
        [](P p, X x) { return at::conv1d(x, p.at("weight"), p.at("bias")); }},
-      {"conv2d_stride_pad", Def("conv2d", {J(4), J(6), J(3), J(2), J(1)}), {2, 4, 9, 9},
+      {"conv2d_stride_pad",
+       Def("conv2d", {J(4), J(6), J(3), J(2), J(1)}),
+       {2, 4, 9, 9},
        [](P p, X x) { return at::conv2d(x, p.at("weight"), p.at("bias"), 2, 1); }},
-      {"conv2d_lists", Def("conv2d", {J(4), J(6), Js({3, 2}), J(1), Js({1, 0}), Js({2, 1}), J(2), false}),
-       {2, 4, 10, 10}, [](P p, X x) { return at::conv2d(x, p.at("weight"), {}, 1, {1, 0}, {2, 1}, 2); }},
-      {"conv2d_same", Def("conv2d", {J(4), J(4), J(3)}, {{"pad", Sym("same")}, {"dilate", J(2)}}), {2, 4, 9, 9},
+      {"conv2d_lists",
+       Def("conv2d", {J(4), J(6), Js({3, 2}), J(1), Js({1, 0}), Js({2, 1}), J(2), false}),
+       {2, 4, 10, 10},
+       [](P p, X x) {
+         return at::conv2d(x, p.at("weight"), {}, 1, {1, 0}, {2, 1}, 2);
+       }},
+      {"conv2d_same",
+       Def("conv2d", {J(4), J(4), J(3)}, {{"pad", Sym("same")}, {"dilate", J(2)}}),
+       {2, 4, 9, 9},
        [](P p, X x) { return at::conv2d(x, p.at("weight"), p.at("bias"), 1, 2, 2); }},
-      {"conv2d_valid", Def("conv2d", {J(4), J(4), J(3), J(1), Sym("valid")}), {2, 4, 9, 9},
+      {"conv2d_valid",
+       Def("conv2d", {J(4), J(4), J(3), J(1), Sym("valid")}),
+       {2, 4, 9, 9},
        [](P p, X x) { return at::conv2d(x, p.at("weight"), p.at("bias")); }},
-      {"conv2d_reflect", Def("conv2d", {J(4), J(4), J(3)}, {{"pad", J(1)}, {"padmode", Sym("reflect")}}), {2, 4, 9, 9},
-       [](P p, X x) { return at::conv2d(at::reflection_pad2d(x, {1, 1, 1, 1}), p.at("weight"), p.at("bias")); }},
-      {"conv2d_circular", Def("conv2d", {J(4), J(4), J(3)}, {{"pad", J(1)}, {"padmode", Sym("circular")}}),
-       {2, 4, 9, 9}, [](P p, X x) { return at::conv2d(Circular(x, 1), p.at("weight"), p.at("bias")); }},
-      {"conv3d", Def("conv3d", {J(2), J(3), Js({3, 3, 1}), J(1), Js({1, 1, 0})}), {1, 2, 5, 5, 4},
-       [](P p, X x) { return at::conv3d(x, p.at("weight"), p.at("bias"), 1, {1, 1, 0}); }},
-      {"conv3d_replicate", Def("conv3d", {J(2), J(3), J(3)}, {{"pad", J(1)}, {"padmode", Sym("replicate")}}),
+      {"conv2d_reflect",
+       Def("conv2d", {J(4), J(4), J(3)}, {{"pad", J(1)}, {"padmode", Sym("reflect")}}),
+       {2, 4, 9, 9},
+       [](P p, X x) {
+         return at::conv2d(at::reflection_pad2d(x, {1, 1, 1, 1}), p.at("weight"), p.at("bias"));
+       }},
+      {"conv2d_circular",
+       Def("conv2d", {J(4), J(4), J(3)}, {{"pad", J(1)}, {"padmode", Sym("circular")}}),
+       {2, 4, 9, 9},
+       [](P p, X x) { return at::conv2d(Circular(x, 1), p.at("weight"), p.at("bias")); }},
+      {"conv3d",
+       Def("conv3d", {J(2), J(3), Js({3, 3, 1}), J(1), Js({1, 1, 0})}),
+       {1, 2, 5, 5, 4},
+       [](P p, X x) {
+         return at::conv3d(x, p.at("weight"), p.at("bias"), 1, {1, 1, 0});
+       }},
+      {"conv3d_replicate",
+       Def("conv3d", {J(2), J(3), J(3)}, {{"pad", J(1)}, {"padmode", Sym("replicate")}}),
        {1, 2, 5, 5, 5},
-       [](P p, X x) { return at::conv3d(at::replication_pad3d(x, {1, 1, 1, 1, 1, 1}), p.at("weight"), p.at("bias")); }},
+       [](P p, X x) {
+         return at::conv3d(at::replication_pad3d(x, {1, 1, 1, 1, 1, 1}), p.at("weight"),
+                           p.at("bias"));
+       }},
   };
 }
 
@@ -153,31 +244,72 @@ std::vector<KindCase> PoolCases() {
   using P = const Parms&;
   using X = const at::Tensor&;
   return {
-      {"maxpool1d", Def("maxpool1d", {J(3)}), {2, 3, 10}, [](P, X x) { return at::max_pool1d(x, 3, 3); }},
-      {"maxpool2d", Def("maxpool2d", {J(3), J(2), J(1), J(1), true}), {2, 3, 9, 9},
+      {"maxpool1d",
+       Def("maxpool1d", {J(3)}),
+       {2, 3, 10},
+       [](P, X x) { return at::max_pool1d(x, 3, 3); }},
+      {"maxpool2d",
+       Def("maxpool2d", {J(3), J(2), J(1), J(1), true}),
+       {2, 3, 9, 9},
        [](P, X x) { return at::max_pool2d(x, 3, 2, 1, 1, true); }},
-      {"maxpool2d_dilate", Def("maxpool2d", {Js({2, 3}), J(1)}, {{"dilate", J(2)}}), {2, 3, 9, 9},
-       [](P, X x) { return at::max_pool2d(x, {2, 3}, 1, 0, 2); }},
-      {"maxpool3d", Def("maxpool3d", {J(2)}), {1, 2, 6, 6, 6}, [](P, X x) { return at::max_pool3d(x, 2, 2); }},
-      {"avgpool1d", Def("avgpool1d", {J(3), J(2), J(1)}), {2, 3, 10},
+      {"maxpool2d_dilate",
+       Def("maxpool2d", {Js({2, 3}), J(1)}, {{"dilate", J(2)}}),
+       {2, 3, 9, 9},
+       [](P, X x) {
+         return at::max_pool2d(x, {2, 3}, 1, 0, 2);
+       }},
+      {"maxpool3d",
+       Def("maxpool3d", {J(2)}),
+       {1, 2, 6, 6, 6},
+       [](P, X x) { return at::max_pool3d(x, 2, 2); }},
+      {"avgpool1d",
+       Def("avgpool1d", {J(3), J(2), J(1)}),
+       {2, 3, 10},
        [](P, X x) { return at::avg_pool1d(x, 3, 2, 1); }},
-      {"avgpool2d", Def("avgpool2d", {J(3), J(2), J(1), false, false}), {2, 3, 9, 9},
+      {"avgpool2d",
+       Def("avgpool2d", {J(3), J(2), J(1), false, false}),
+       {2, 3, 9, 9},
        [](P, X x) { return at::avg_pool2d(x, 3, 2, 1, false, false); }},
-      {"avgpool2d_divisor", Def("avgpool2d", {J(2)}, {{"divisor", J(3)}}), {2, 3, 8, 8},
+      {"avgpool2d_divisor",
+       Def("avgpool2d", {J(2)}, {{"divisor", J(3)}}),
+       {2, 3, 8, 8},
        [](P, X x) { return at::avg_pool2d(x, 2, 2, 0, false, true, 3); }},
-      {"avgpool3d", Def("avgpool3d", {J(2)}, {{"ceiling", true}}), {1, 2, 5, 5, 5},
+      {"avgpool3d",
+       Def("avgpool3d", {J(2)}, {{"ceiling", true}}),
+       {1, 2, 5, 5, 5},
        [](P, X x) { return at::avg_pool3d(x, 2, 2, 0, true); }},
-      {"adaptavg1d", Def("adaptavg1d", {J(4)}), {2, 3, 10}, [](P, X x) { return at::adaptive_avg_pool1d(x, 4); }},
-      {"adaptavg2d", Def("adaptavg2d", {Js({3, 2})}), {2, 3, 9, 8},
-       [](P, X x) { return at::adaptive_avg_pool2d(x, {3, 2}); }},
-      {"adaptavg3d", Def("adaptavg3d", {J(2)}), {1, 2, 5, 5, 5},
-       [](P, X x) { return at::adaptive_avg_pool3d(x, {2, 2, 2}); }},
-      {"adaptmax1d", Def("adaptmax1d", {J(4)}), {2, 3, 10},
+      {"adaptavg1d",
+       Def("adaptavg1d", {J(4)}),
+       {2, 3, 10},
+       [](P, X x) { return at::adaptive_avg_pool1d(x, 4); }},
+      {"adaptavg2d",
+       Def("adaptavg2d", {Js({3, 2})}),
+       {2, 3, 9, 8},
+       [](P, X x) {
+         return at::adaptive_avg_pool2d(x, {3, 2});
+       }},
+      {"adaptavg3d",
+       Def("adaptavg3d", {J(2)}),
+       {1, 2, 5, 5, 5},
+       [](P, X x) {
+         return at::adaptive_avg_pool3d(x, {2, 2, 2});
+       }},
+      {"adaptmax1d",
+       Def("adaptmax1d", {J(4)}),
+       {2, 3, 10},
        [](P, X x) { return std::get<0>(at::adaptive_max_pool1d(x, 4)); }},
-      {"adaptmax2d", Def("adaptmax2d", {Js({3, 2})}), {2, 3, 9, 8},
-       [](P, X x) { return std::get<0>(at::adaptive_max_pool2d(x, {3, 2})); }},
-      {"adaptmax3d", Def("adaptmax3d", {J(2)}), {1, 2, 5, 5, 5},
-       [](P, X x) { return std::get<0>(at::adaptive_max_pool3d(x, {2, 2, 2})); }},
+      {"adaptmax2d",
+       Def("adaptmax2d", {Js({3, 2})}),
+       {2, 3, 9, 8},
+       [](P, X x) {
+         return std::get<0>(at::adaptive_max_pool2d(x, {3, 2}));
+       }},
+      {"adaptmax3d",
+       Def("adaptmax3d", {J(2)}),
+       {1, 2, 5, 5, 5},
+       [](P, X x) {
+         return std::get<0>(at::adaptive_max_pool3d(x, {2, 2, 2}));
+       }},
   };
 }
 
@@ -192,41 +324,75 @@ std::vector<KindCase> NormAndEmbedCases() {
   };
   return {
       {"batchnorm1d", Def("batchnorm1d", {J(4)}), {8, 4}, batch},
-      {"batchnorm2d_eval", Def("batchnorm2d", {J(3), 1e-3, 0.2, false}), {2, 3, 4, 4},
-       [](P, X x) { return x / std::sqrt(1 + 1e-3); }, true},
+      {"batchnorm2d_eval",
+       Def("batchnorm2d", {J(3), 1e-3, 0.2, false}),
+       {2, 3, 4, 4},
+       [](P, X x) { return x / std::sqrt(1 + 1e-3); },
+       true},
       {"batchnorm3d", Def("batchnorm3d", {J(2)}), {2, 2, 3, 3, 3}, batch},
-      {"instancenorm1d", Def("instancenorm1d", {J(3)}), {2, 3, 8}, [](P, X x) { return Normalized(x, {2}, 1e-5); }},
-      {"instancenorm2d_affine", Def("instancenorm2d", {J(3), 1e-3}, {{"affine", true}}), {2, 3, 4, 4},
+      {"instancenorm1d",
+       Def("instancenorm1d", {J(3)}),
+       {2, 3, 8},
+       [](P, X x) { return Normalized(x, {2}, 1e-5); }},
+      {"instancenorm2d_affine",
+       Def("instancenorm2d", {J(3), 1e-3}, {{"affine", true}}),
+       {2, 3, 4, 4},
        [](P p, X x) {
-         return Normalized(x, {2, 3}, 1e-3) * PerChannel(p.at("weight"), x) + PerChannel(p.at("bias"), x);
+         return Normalized(x, {2, 3}, 1e-3) * PerChannel(p.at("weight"), x) +
+                PerChannel(p.at("bias"), x);
        }},
-      {"instancenorm3d", Def("instancenorm3d", {J(2)}), {1, 2, 3, 3, 3},
-       [](P, X x) { return Normalized(x, {2, 3, 4}, 1e-5); }},
-      {"groupnorm", Def("groupnorm", {J(2), J(4)}), {2, 4, 3, 3},
+      {"instancenorm3d",
+       Def("instancenorm3d", {J(2)}),
+       {1, 2, 3, 3, 3},
+       [](P, X x) {
+         return Normalized(x, {2, 3, 4}, 1e-5);
+       }},
+      {"groupnorm",
+       Def("groupnorm", {J(2), J(4)}),
+       {2, 4, 3, 3},
        [](P p, X x) {
          const at::Tensor y = Normalized(x.reshape({2, 2, -1}), {2}, 1e-5).reshape(x.sizes());
          return y * PerChannel(p.at("weight"), x) + PerChannel(p.at("bias"), x);
        }},
-      {"layernorm", Def("layernorm", {Js({3, 4})}), {2, 3, 4},
-       [](P p, X x) { return Normalized(x, {1, 2}, 1e-5) * p.at("weight") + p.at("bias"); }},
-      {"layernorm_plain", Def("layernorm", {J(4), 1e-3, false}), {2, 3, 4},
+      {"layernorm",
+       Def("layernorm", {Js({3, 4})}),
+       {2, 3, 4},
+       [](P p, X x) {
+         return Normalized(x, {1, 2}, 1e-5) * p.at("weight") + p.at("bias");
+       }},
+      {"layernorm_plain",
+       Def("layernorm", {J(4), 1e-3, false}),
+       {2, 3, 4},
        [](P, X x) { return Normalized(x, {2}, 1e-3); }},
-      {"embed", Def("embed", {J(10), J(3)}), {2, 5}, [](P p, X x) { return p.at("weight").index({x}); }, false, 10},
-      {"embed_padindex", Def("embed", {J(10), J(3), J(0)}), {2, 5},
-       [](P p, X x) { return p.at("weight").index({x}) * (x != 0).unsqueeze(-1); }, false, 10},
-      {"embed_maxnorm", Def("embed", {J(10), J(3)}, {{"maxnorm", 1.0}}), {2, 5},
+      {"embed",
+       Def("embed", {J(10), J(3)}),
+       {2, 5},
+       [](P p, X x) { return p.at("weight").index({x}); },
+       false,
+       10},
+      {"embed_padindex",
+       Def("embed", {J(10), J(3), J(0)}),
+       {2, 5},
+       [](P p, X x) { return p.at("weight").index({x}) * (x != 0).unsqueeze(-1); },
+       false,
+       10},
+      {"embed_maxnorm",
+       Def("embed", {J(10), J(3)}, {{"maxnorm", 1.0}}),
+       {2, 5},
        [](P p, X x) {
          const at::Tensor rows = p.at("weight").index({x});
          const at::Tensor norm = rows.norm(2, -1, true);
          return rows * at::where(norm > 1, 1 / (norm + 1e-7), at::ones_like(norm));
        },
-       false, 10},
+       false,
+       10},
   };
 }
 
 std::vector<KindCase> AllCases() {
   std::vector<KindCase> all;
-  for (auto family : {ActivationCases, CoreAndDropoutCases, ConvCases, PoolCases, NormAndEmbedCases}) {
+  for (auto family :
+       {ActivationCases, CoreAndDropoutCases, ConvCases, PoolCases, NormAndEmbedCases}) {
     for (KindCase& c : family()) all.push_back(std::move(c));
   }
   return all;
@@ -234,10 +400,14 @@ std::vector<KindCase> AllCases() {
 
 class ModuleKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<KindCase> {};
 
-TEST_P(ModuleKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) { ExpectMatchesLibtorchAndRoundTrips(GetParam()); }
+TEST_P(ModuleKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) {
+  ExpectMatchesLibtorchAndRoundTrips(GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(Kinds, ModuleKindsTest, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<KindCase>& info) { return info.param.label; });
+                         [](const ::testing::TestParamInfo<KindCase>& info) {
+                           return info.param.label;
+                         });
 
 class BadModuleKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<BadCase> {};
 
@@ -251,18 +421,23 @@ std::vector<BadCase> BadCases() {
       {"threshold_missing", Def("threshold", {0.1}), "threshold: option `value required"},
       {"softmin_missing", Def("softmin"), "softmin: option `dim required"},
       {"prelu_in", Def("prelu", {J(0)}), "prelu: option `in must be at least 1, given 0"},
-      {"rrelu_bounds", Def("rrelu", {0.5, 0.1}), "rrelu: option `lower must not exceed `upper, given 0.5 and 0.1"},
+      {"rrelu_bounds", Def("rrelu", {0.5, 0.1}),
+       "rrelu: option `lower must not exceed `upper, given 0.5 and 0.1"},
       {"celu_alpha", Def("celu", {0.0}), "celu: option `alpha must not be 0"},
-      {"softshrink_lambda", Def("softshrink", {-1.0}), "softshrink: option `lambda must be at least 0, given -1"},
+      {"softshrink_lambda", Def("softshrink", {-1.0}),
+       "softshrink: option `lambda must be at least 0, given -1"},
       // dropout (no required options)
       {"drop2d_type", Def("drop2d", {Sym("a")}), "drop2d: option `p expects double, given symbol"},
-      {"fadrop_inplace_type", Def("fadrop", {0.5, J(1)}), "fadrop: option `inplace expects boolean, given long"},
+      {"fadrop_inplace_type", Def("fadrop", {0.5, J(1)}),
+       "fadrop: option `inplace expects boolean, given long"},
       // convolutions
-      {"conv2d_type", Def("conv2d", {J(1), J(2), 3.0}), "conv2d: option `size expects long(s), given double"},
+      {"conv2d_type", Def("conv2d", {J(1), J(2), 3.0}),
+       "conv2d: option `size expects long(s), given double"},
       {"conv2d_missing", Def("conv2d", {J(1), J(2)}), "conv2d: option `size required"},
       {"conv2d_pad_type", Def("conv2d", {J(1), J(2), J(3), J(1), 1.5}),
        "conv2d: option `pad expects long(s) or symbol, given double"},
-      {"conv1d_size_count", Def("conv1d", {J(1), J(2), Js({3, 3})}), "conv1d: option `size expects 1 long, given 2"},
+      {"conv1d_size_count", Def("conv1d", {J(1), J(2), Js({3, 3})}),
+       "conv1d: option `size expects 1 long, given 2"},
       {"conv3d_stride_count", Def("conv3d", {J(1), J(2), J(3), Js({1, 1})}),
        "conv3d: option `stride expects 1 or 3 longs, given 2"},
       {"conv2d_pad_symbol", Def("conv2d", {J(1), J(2), J(3), J(1), Sym("full")}),
@@ -283,18 +458,25 @@ std::vector<BadCase> BadCases() {
        "maxpool2d: option `pad must be at most half of `size, given pad 2 and size 2"},
       {"maxpool1d_dilate", Def("maxpool1d", {J(2)}, {{"dilate", J(0)}}),
        "maxpool1d: option `dilate must be at least 1, given 0"},
-      {"avgpool3d_size", Def("avgpool3d", {J(0)}), "avgpool3d: option `size must be at least 1, given 0"},
-      {"avgpool2d_divisor", Def("avgpool2d", {J(2)}, {{"divisor", J(0)}}), "avgpool2d: option `divisor must not be 0"},
-      {"adaptmax2d_size", Def("adaptmax2d", {Js({2, -1})}), "adaptmax2d: option `size must be at least 0, given -1"},
-      {"adaptavg3d_type", Def("adaptavg3d", {2.0}), "adaptavg3d: option `size expects long(s), given double"},
+      {"avgpool3d_size", Def("avgpool3d", {J(0)}),
+       "avgpool3d: option `size must be at least 1, given 0"},
+      {"avgpool2d_divisor", Def("avgpool2d", {J(2)}, {{"divisor", J(0)}}),
+       "avgpool2d: option `divisor must not be 0"},
+      {"adaptmax2d_size", Def("adaptmax2d", {Js({2, -1})}),
+       "adaptmax2d: option `size must be at least 0, given -1"},
+      {"adaptavg3d_type", Def("adaptavg3d", {2.0}),
+       "adaptavg3d: option `size expects long(s), given double"},
       // normalization
-      {"batchnorm2d_type", Def("batchnorm2d", {Sym("a")}), "batchnorm2d: option `in expects long, given symbol"},
+      {"batchnorm2d_type", Def("batchnorm2d", {Sym("a")}),
+       "batchnorm2d: option `in expects long, given symbol"},
       {"instancenorm1d_missing", Def("instancenorm1d"), "instancenorm1d: option `in required"},
       {"groupnorm_missing", Def("groupnorm", {J(2)}), "groupnorm: option `channels required"},
       {"groupnorm_divisible", Def("groupnorm", {J(3), J(4)}),
        "groupnorm: option `channels must be divisible by `groups, given 4 and 3"},
-      {"groupnorm_groups", Def("groupnorm", {J(0), J(4)}), "groupnorm: option `groups must be at least 1, given 0"},
-      {"layernorm_type", Def("layernorm", {1.5}), "layernorm: option `shape expects long(s), given double"},
+      {"groupnorm_groups", Def("groupnorm", {J(0), J(4)}),
+       "groupnorm: option `groups must be at least 1, given 0"},
+      {"layernorm_type", Def("layernorm", {1.5}),
+       "layernorm: option `shape expects long(s), given double"},
       {"layernorm_shape", Def("layernorm", {Js({3, -1})}, {{"affine", false}}),
        "layernorm: option `shape must be at least 0, given -1"},
       // embedding
@@ -306,21 +488,32 @@ std::vector<BadCase> BadCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, BadModuleKindsTest, ::testing::ValuesIn(BadCases()),
-                         [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.label; });
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           return info.param.label;
+                         });
 
 using KindTableTest = LeakCheckTest;
 
 TEST_F(KindTableTest, ValuesLibtorchRejectsFailWhenMade) {
   // libtorch's own checks run when the module is made; its message passes through.
   const std::size_t before = live_handles();
-  EXPECT_THAT(ErrorOf([] { module(Def("hardtanh", {1.0, -1.0})); }), HasSubstr("max_val must be greater than min_val"));
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("hardtanh", {1.0, -1.0}));
+              }),
+              HasSubstr("max_val must be greater than min_val"));
   EXPECT_THAT(ErrorOf([] { module(Def("drop2d", {2.0})); }),
               HasSubstr("dropout probability has to be between 0 and 1"));
-  EXPECT_THAT(ErrorOf([] { module(Def("conv2d", {J(3), J(4), J(3)}, {{"groups", J(2)}})); }),
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("conv2d", {J(3), J(4), J(3)}, {{"groups", J(2)}}));
+              }),
               HasSubstr("in_channels must be divisible by groups"));
-  EXPECT_THAT(ErrorOf([] { module(Def("conv2d", {J(4), J(4), J(3), J(2), Sym("same")})); }),
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("conv2d", {J(4), J(4), J(3), J(2), Sym("same")}));
+              }),
               HasSubstr("padding='same' is not supported for strided convolutions"));
-  EXPECT_THAT(ErrorOf([] { module(Def("embed", {J(10), J(3), J(10)})); }),
+  EXPECT_THAT(ErrorOf([] {
+                module(Def("embed", {J(10), J(3), J(10)}));
+              }),
               HasSubstr("Padding_idx must be within num_embeddings"));
   EXPECT_EQ(live_handles(), before);
 }
@@ -331,14 +524,15 @@ TEST_F(KindTableTest, DefaultsShowInTheQuery) {
   ASSERT_EQ(conv.size(), 1u);
   std::vector<std::string> names;
   for (const auto& [name, value] : conv[0].options) names.push_back(name);
-  EXPECT_THAT(names,
-              ::testing::ElementsAre("in", "out", "size", "stride", "pad", "dilate", "groups", "bias", "padmode"));
+  EXPECT_THAT(names, ::testing::ElementsAre("in", "out", "size", "stride", "pad", "dilate",
+                                            "groups", "bias", "padmode"));
   EXPECT_EQ(conv[0].options[4].second, J(0));  // per dimension: one number when all agree
   EXPECT_EQ(conv[0].options[8].second, Sym("zeros"));
   const std::vector<ModuleRow> pool = describe(module(Def("maxpool2d", {J(3)})), false);
   ASSERT_EQ(pool[0].options.size(), 1u);  // only `size: the stride follows it while null
   // avgpool's divisor: none, echoed as q's long null (0N) as ktorch does
-  EXPECT_EQ(describe(module(Def("avgpool1d", {J(2)})))[0].options[5].second, J(std::numeric_limits<std::int64_t>::min()));
+  EXPECT_EQ(describe(module(Def("avgpool1d", {J(2)})))[0].options[5].second,
+            J(std::numeric_limits<std::int64_t>::min()));
   const std::vector<ModuleRow> norm = describe(module(Def("instancenorm2d", {J(3)})));
   EXPECT_EQ(norm[0].options[3].second, nn::OptionValue(false));  // affine
   EXPECT_EQ(norm[0].options[4].second, nn::OptionValue(false));  // track

@@ -7,22 +7,23 @@
 namespace kscope {
 namespace module_parameters_test {
 
+using ::testing::ElementsAre;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
-using ::testing::ElementsAre;
 using ::testing::Pair;
 
 using ModuleParametersTest = LeakCheckTest;
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, std::string name = "") {
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     std::string name = "") {
   return ModuleDefinition{std::move(kind), std::move(name), std::move(positional), {}, {}};
 }
 
 // sequential: linear `a (4 -> 3), batchnorm1d `b (3), relu `c
 ModuleDefinition Net() {
   ModuleDefinition d = Def("sequential");
-  d.children = {Def("linear", {std::int64_t{4}, std::int64_t{3}}, "a"), Def("batchnorm1d", {std::int64_t{3}}, "b"),
-                Def("relu", {}, "c")};
+  d.children = {Def("linear", {std::int64_t{4}, std::int64_t{3}}, "a"),
+                Def("batchnorm1d", {std::int64_t{3}}, "b"), Def("relu", {}, "c")};
   return d;
 }
 
@@ -35,18 +36,21 @@ at::Tensor Parm(Handle q, const std::string& name) {
 TEST_F(ModuleParametersTest, BufferHandlesShareTheModulesBuffers) {
   auto scope = Scope::Open();
   Handle q = module(Net());
-  EXPECT_THAT(buffernames(q), ElementsAre("b.running_mean", "b.running_var", "b.num_batches_tracked"));
+  EXPECT_THAT(buffernames(q),
+              ElementsAre("b.running_mean", "b.running_var", "b.num_batches_tracked"));
   Handle mean = buffer(q, "b.running_mean");
   EXPECT_EQ(class_(mean), ObjectClass::kTensor);
   EXPECT_TRUE(at::equal(tensor(mean), at::zeros({3})));
   buffer(q, "b.running_mean", at::arange(3.0).to(at::kFloat));
-  EXPECT_TRUE(at::equal(tensor(mean), at::arange(3.0).to(at::kFloat)));  // the handle sees the copy in
+  EXPECT_TRUE(
+      at::equal(tensor(mean), at::arange(3.0).to(at::kFloat)));  // the handle sees the copy in
   Handle value = tensor(at::full({3}, 2.0, at::kFloat));
   buffer(q, "b.running_var", value);
   EXPECT_TRUE(mapped(value));  // copied in, not consumed
   Handle all = buffers(q), own = buffers(q, "b");
   EXPECT_EQ(class_(all), ObjectClass::kDictionary);
-  EXPECT_THAT(dict(all).keys(), ElementsAre("b.running_mean", "b.running_var", "b.num_batches_tracked"));
+  EXPECT_THAT(dict(all).keys(),
+              ElementsAre("b.running_mean", "b.running_var", "b.num_batches_tracked"));
   EXPECT_THAT(dict(own).keys(), ElementsAre("running_mean", "running_var", "num_batches_tracked"));
   EXPECT_TRUE(at::equal(dict(own, "running_var"), at::full({3}, 2.0, at::kFloat)));
   // A forward in training mode updates the buffers every handle shares.
@@ -63,7 +67,8 @@ TEST_F(ModuleParametersTest, BadBufferCallsNameTheModuleAndChangeNothing) {
   EXPECT_EQ(ErrorOf([&] { buffer(q, "b.running_mean", at::ones({2})); }),
             "buffer: size mismatch for buffer `b.running_mean, 3 vs 2");
   EXPECT_EQ(ErrorOf([&] { buffers(q, "z"); }), "buffers: no child module `z in sequential module");
-  EXPECT_EQ(ErrorOf([&] { buffernames(tensor(at::ones(1))); }), "buffernames: expected module, given tensor");
+  EXPECT_EQ(ErrorOf([&] { buffernames(tensor(at::ones(1))); }),
+            "buffernames: expected module, given tensor");
   EXPECT_EQ(live_handles(), live + 1);  // only the tensor made for the last call
   EXPECT_TRUE(at::equal(tensor(buffer(q, "b.running_mean")), at::zeros({3})));
 }
@@ -78,18 +83,22 @@ TEST_F(ModuleParametersTest, SubmoduleNamesHandlesAndKinds) {
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].first, "a");
   EXPECT_EQ(class_(found[0].second), ObjectClass::kModule);
-  EXPECT_EQ(ref(found[0].second).single(), 3);  // q's sequential (twice, as for children) and the handle
+  EXPECT_EQ(ref(found[0].second).single(),
+            3);  // q's sequential (twice, as for children) and the handle
   EXPECT_EQ(describe(found[1].second)[0].kind, "batchnorm1d");
   EXPECT_THAT(parmnames(found[0].second), ElementsAre("weight", "bias"));
   // The handle shares the submodule: a change through it shows in q.
   freeze(found[0].second, {"weight"}, {at::ones({3, 4})});
   EXPECT_TRUE(at::equal(Parm(q, "a.weight"), at::ones({3, 4})));
-  EXPECT_THAT(moduletypes(q), ElementsAre(Pair("", "sequential"), Pair("a", "linear"), Pair("b", "batchnorm1d"),
-                                          Pair("c", "relu")));
-  EXPECT_THAT(moduletypes(q, {"linear", "relu", "conv2d"}), ElementsAre(Pair("a", "linear"), Pair("c", "relu")));
-  EXPECT_THAT(parmtypes(q), ElementsAre(Pair("a.weight", "linear"), Pair("a.bias", "linear"),
-                                        Pair("b.weight", "batchnorm1d"), Pair("b.bias", "batchnorm1d")));
-  EXPECT_THAT(parmtypes(found[0].second), ElementsAre(Pair("weight", "linear"), Pair("bias", "linear")));
+  EXPECT_THAT(moduletypes(q), ElementsAre(Pair("", "sequential"), Pair("a", "linear"),
+                                          Pair("b", "batchnorm1d"), Pair("c", "relu")));
+  EXPECT_THAT(moduletypes(q, {"linear", "relu", "conv2d"}),
+              ElementsAre(Pair("a", "linear"), Pair("c", "relu")));
+  EXPECT_THAT(parmtypes(q),
+              ElementsAre(Pair("a.weight", "linear"), Pair("a.bias", "linear"),
+                          Pair("b.weight", "batchnorm1d"), Pair("b.bias", "batchnorm1d")));
+  EXPECT_THAT(parmtypes(found[0].second),
+              ElementsAre(Pair("weight", "linear"), Pair("bias", "linear")));
   const std::size_t live = live_handles();
   EXPECT_EQ(ErrorOf([&] { modules(q, "x"); }), "modules: no child module `x in sequential module");
   EXPECT_EQ(ErrorOf([&] { names(q, "a.b"); }), "names: no child module `a.b in sequential module");
@@ -123,8 +132,13 @@ TEST_F(ModuleParametersTest, BadFreezeChangesNothing) {
   auto scope = Scope::Open();
   Handle q = module(Net());
   const at::Tensor before = Parm(q, "a.weight");
-  EXPECT_EQ(ErrorOf([&] { freeze(q, {"a.weight", "x"}); }), "freeze: no parameter `x in sequential module");
-  EXPECT_EQ(ErrorOf([&] { freeze(q, {"a.weight", "a.bias"}, {at::zeros({3, 4}), at::zeros({4})}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              freeze(q, {"a.weight", "x"});
+            }),
+            "freeze: no parameter `x in sequential module");
+  EXPECT_EQ(ErrorOf([&] {
+              freeze(q, {"a.weight", "a.bias"}, {at::zeros({3, 4}), at::zeros({4})});
+            }),
             "freeze: size mismatch for parameter `a.bias, 3 vs 4");
   EXPECT_EQ(ErrorOf([&] { unfreeze(q, {"a.weight"}, {}); }), "unfreeze: 1 name(s) but 0 value(s)");
   EXPECT_TRUE(gradflag(parm(q, "a.weight")));
@@ -142,8 +156,8 @@ TEST_F(ModuleParametersTest, CopyparmsCopiesOutAndBack) {
   kscope::dict(d, "a.bias", at::ones({5}));        // a size that no longer fits
   kscope::dict(d, "extra", at::ones({1}));
   // per parameter of q, as ktorch answers; d's extra key is ignored
-  EXPECT_THAT(copyparms(q, d), ElementsAre(Pair("a.weight", true), Pair("a.bias", false), Pair("b.weight", true),
-                                           Pair("b.bias", true)));
+  EXPECT_THAT(copyparms(q, d), ElementsAre(Pair("a.weight", true), Pair("a.bias", false),
+                                           Pair("b.weight", true), Pair("b.bias", true)));
   EXPECT_TRUE(at::equal(Parm(q, "a.weight"), w));
   EXPECT_EQ(ErrorOf([&] { copyparms(q, q); }), "copyparms: expected dictionary, given module");
 }
@@ -166,12 +180,16 @@ TEST_F(ModuleParametersTest, AvgparmsKeepsTheRunningMean) {
   EXPECT_EQ(dict(d, ".n").item<double>(), 3);
   EXPECT_TRUE(at::allclose(dict(d, "weight"), (seen[0] + seen[1] + seen[2]) / 3));
   // Bad input changes nothing.
-  Handle bad = kscope::dict({{"weight", at::ones({2})}, {"bias", at::ones({1})}, {".n", at::scalar_tensor(2.0)}});
-  EXPECT_EQ(ErrorOf([&] { avgparms(q, bad); }), "avgparms: size mismatch for parameter `weight, 1 2 vs 2");
+  Handle bad = kscope::dict(
+      {{"weight", at::ones({2})}, {"bias", at::ones({1})}, {".n", at::scalar_tensor(2.0)}});
+  EXPECT_EQ(ErrorOf([&] { avgparms(q, bad); }),
+            "avgparms: size mismatch for parameter `weight, 1 2 vs 2");
   EXPECT_EQ(dict(bad, ".n").item<double>(), 2);
   EXPECT_EQ(ErrorOf([&] { avgparms(q, kscope::dict(NamedOperands{})); }),
             "avgparms: parameter weight not found, unable to compute average");
-  EXPECT_EQ(ErrorOf([&] { avgparms(q, kscope::dict({{".n", at::scalar_tensor(0.5)}})); }),
+  EXPECT_EQ(ErrorOf([&] {
+              avgparms(q, kscope::dict({{".n", at::scalar_tensor(0.5)}}));
+            }),
             "avgparms: key `.n must hold a count, a number scalar of at least 1");
 }
 

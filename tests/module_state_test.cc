@@ -8,13 +8,14 @@
 namespace kscope {
 namespace module_state_test {
 
+using ::testing::ElementsAre;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
-using ::testing::ElementsAre;
 
 using ModuleStateTest = LeakCheckTest;
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, std::string name = "") {
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     std::string name = "") {
   return ModuleDefinition{std::move(kind), std::move(name), std::move(positional), {}, {}};
 }
 
@@ -22,8 +23,8 @@ ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional =
 // running statistics are no longer their defaults.
 Handle TrainedNet() {
   ModuleDefinition d = Def("sequential");
-  d.children = {Def("linear", {std::int64_t{4}, std::int64_t{3}}), Def("batchnorm1d", {std::int64_t{3}}),
-                Def("relu")};
+  d.children = {Def("linear", {std::int64_t{4}, std::int64_t{3}}),
+                Def("batchnorm1d", {std::int64_t{3}}), Def("relu")};
   Handle q = module(d);
   forward(q, at::randn({8, 4}));
   return q;
@@ -50,7 +51,8 @@ TEST_F(ModuleStateTest, StateHoldsEachModulesOwnValues) {
   EXPECT_EQ(s[1].module.name, "0");
   EXPECT_THAT(s[1].parms.keys(), ElementsAre("weight", "bias"));
   EXPECT_TRUE(s[0].parms.is_empty());
-  EXPECT_THAT(s[2].buffers.keys(), ElementsAre("running_mean", "running_var", "num_batches_tracked"));
+  EXPECT_THAT(s[2].buffers.keys(),
+              ElementsAre("running_mean", "running_var", "num_batches_tracked"));
   EXPECT_EQ(s[2].buffers["num_batches_tracked"].item<std::int64_t>(), 1);
   EXPECT_TRUE(at::equal(s[1].parms["weight"], tensor(parm(q, "0.weight"))));
   EXPECT_FALSE(s[1].parms["weight"].requires_grad());  // a detached copy
@@ -76,7 +78,8 @@ TEST_F(ModuleStateTest, ModuleFromStateComputesTheSameOutputs) {
   Handle lin = module(Def("linear", {std::int64_t{3}, std::int64_t{2}}, "fc"));
   Handle lin2 = module(state(lin, false));
   ExpectSameDefinition(lin, lin2);
-  EXPECT_TRUE(at::equal(evaluate(lin, x.narrow(1, 0, 3)).tensor(), evaluate(lin2, x.narrow(1, 0, 3)).tensor()));
+  EXPECT_TRUE(at::equal(evaluate(lin, x.narrow(1, 0, 3)).tensor(),
+                        evaluate(lin2, x.narrow(1, 0, 3)).tensor()));
 }
 
 TEST_F(ModuleStateTest, DefinitionRowsMakeTheSameArchitecture) {
@@ -88,7 +91,8 @@ TEST_F(ModuleStateTest, DefinitionRowsMakeTheSameArchitecture) {
   rows[2].depth = 3;
   EXPECT_EQ(ErrorOf([&] { definition(rows); }), "module: depth 3 of row 2 does not follow depth 1");
   rows[0].depth = 1;
-  EXPECT_EQ(ErrorOf([&] { definition(rows); }), "module: the first definition row must be at depth 0, given depth 1");
+  EXPECT_EQ(ErrorOf([&] { definition(rows); }),
+            "module: the first definition row must be at depth 0, given depth 1");
 }
 
 TEST_F(ModuleStateTest, BadStatesAreRefusedWithoutAHandleLeft) {
@@ -98,14 +102,17 @@ TEST_F(ModuleStateTest, BadStatesAreRefusedWithoutAHandleLeft) {
   ModuleState missing = state(q);
   missing[1].parms = TensorDict();
   missing[1].parms.insert("weight", at::zeros({3, 4}));
-  EXPECT_EQ(ErrorOf([&] { module(missing); }), "module: no value for parameter `bias of linear module in state row 1");
+  EXPECT_EQ(ErrorOf([&] { module(missing); }),
+            "module: no value for parameter `bias of linear module in state row 1");
   ModuleState wrong = state(q);
   wrong[2].buffers["running_var"] = at::ones({4});
-  EXPECT_EQ(ErrorOf([&] { module(wrong); }),
-            "module: size mismatch for buffer `running_var of batchnorm1d module in state row 2, 3 vs 4");
+  EXPECT_EQ(
+      ErrorOf([&] { module(wrong); }),
+      "module: size mismatch for buffer `running_var of batchnorm1d module in state row 2, 3 vs 4");
   ModuleState extra = state(q);
   extra[3].parms.insert("weight", at::ones({1}));
-  EXPECT_EQ(ErrorOf([&] { module(extra); }), "module: no parameter `weight in relu module (state row 3)");
+  EXPECT_EQ(ErrorOf([&] { module(extra); }),
+            "module: no parameter `weight in relu module (state row 3)");
   ModuleState unknown = state(q);
   unknown[3].module.kind = "relux";
   EXPECT_EQ(ErrorOf([&] { module(unknown); }), "unrecognized module type: `relux");
@@ -134,7 +141,8 @@ TEST_F(ModuleStateTest, CloneIsADeepCopyWithTheSameValuesAndFlags) {
   EXPECT_EQ(tensor(parm(d, "0.weight")).scalar_type(), at::kDouble);
   EXPECT_EQ(tensor(buffer(d, "1.num_batches_tracked")).scalar_type(),
             tensor(buffer(q, "1.num_batches_tracked")).scalar_type());
-  EXPECT_TRUE(at::equal(forward(q, x.to(at::kDouble)).tensor(), forward(d, x.to(at::kDouble)).tensor()));
+  EXPECT_TRUE(
+      at::equal(forward(q, x.to(at::kDouble)).tensor(), forward(d, x.to(at::kDouble)).tensor()));
   EXPECT_EQ(ErrorOf([&] { clone(tensor(at::ones(1))); }), "clone: expected module, given tensor");
 }
 

@@ -9,14 +9,15 @@
 namespace kscope {
 namespace module_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using ModuleTest = LeakCheckTest;
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, std::string name = "") {
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     std::string name = "") {
   return ModuleDefinition{std::move(kind), std::move(name), std::move(positional), {}, {}};
 }
 
@@ -59,10 +60,15 @@ TEST_F(ModuleTest, OptionsByNameQueryAndDefaults) {
 }
 
 TEST_F(ModuleTest, BadDefinitionsNameTheKind) {
-  EXPECT_EQ(ErrorOf([] { module(Def("linear", {std::int64_t{4}})); }), "linear: option `out required");
-  EXPECT_EQ(ErrorOf([] { module(Def("linear", {std::int64_t{4}, std::string("x")})); }),
+  EXPECT_EQ(ErrorOf([] { module(Def("linear", {std::int64_t{4}})); }),
+            "linear: option `out required");
+  EXPECT_EQ(ErrorOf([] {
+              module(Def("linear", {std::int64_t{4}, std::string("x")}));
+            }),
             "linear: option `out expects long, given symbol");
-  EXPECT_EQ(ErrorOf([] { module(Def("relu", {true, true})); }),
+  EXPECT_EQ(ErrorOf([] {
+              module(Def("relu", {true, true}));
+            }),
             "relu: 2 positional option(s) given, expecting at most 1");
   ModuleDefinition d = Def("relu");
   d.named = {{"slope", 0.1}};
@@ -91,7 +97,8 @@ TEST_F(ModuleTest, SequentialTreeSeed000) {
   EXPECT_THAT(parmnames(q), ElementsAre("0.weight", "0.bias"));
   EXPECT_THAT(childnames(q), ElementsAre("0", "1"));
   const at::Tensor x = at::randn({5, 64});
-  const at::Tensor expected = at::relu(x.matmul(tensor(parm(q, "0.weight")).t()) + tensor(parm(q, "0.bias")));
+  const at::Tensor expected =
+      at::relu(x.matmul(tensor(parm(q, "0.weight")).t()) + tensor(parm(q, "0.bias")));
   EXPECT_TRUE(at::allclose(forward(q, x).tensor(), expected));
   // A child handle shares the child module; the sequential's extension adds to both.
   std::vector<std::pair<std::string, Handle>> all = children(q);
@@ -104,10 +111,12 @@ TEST_F(ModuleTest, SequentialTreeSeed000) {
   EXPECT_EQ(ref(lin).single(), 3);  // the sequential's child registry, its AnyModule, this handle
   module(q, Def("drop", {0.0}));
   EXPECT_THAT(childnames(q), ElementsAre("0", "1", "2"));
-  EXPECT_EQ(ErrorOf([&] { module(lin, Def("relu")); }), "module: linear is not a container, it cannot have child modules");
+  EXPECT_EQ(ErrorOf([&] { module(lin, Def("relu")); }),
+            "module: linear is not a container, it cannot have child modules");
   // By index, in childnames order.
   EXPECT_EQ(describe(child(q, std::int64_t{2}))[0].kind, "drop");
-  EXPECT_EQ(ErrorOf([&] { child(q, std::int64_t{3}); }), "child: index 3 invalid for a module with 3 child module(s)");
+  EXPECT_EQ(ErrorOf([&] { child(q, std::int64_t{3}); }),
+            "child: index 3 invalid for a module with 3 child module(s)");
 }
 
 TEST_F(ModuleTest, ParametersAreSharedNotCopied) {
@@ -120,7 +129,8 @@ TEST_F(ModuleTest, ParametersAreSharedNotCopied) {
   EXPECT_EQ(dict(p).keys(), (std::vector<std::string>{"weight", "bias"}));
   kscope::free(q);
   EXPECT_EQ(ref(w).single(), 2);  // still alive through w and the dictionary
-  EXPECT_EQ(ErrorOf([&] { parm(p, "weight"); }), "parm: expected module or model, given dictionary");
+  EXPECT_EQ(ErrorOf([&] { parm(p, "weight"); }),
+            "parm: expected module or model, given dictionary");
 }
 
 TEST_F(ModuleTest, TrainingFlagAndAHandleInHandleOut) {

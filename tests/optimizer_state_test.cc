@@ -8,19 +8,19 @@
 #include "api/nn/optimizer_object.h"
 #include "api/nn/optimizer_state.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace optimizer_state_test {
 
 using testing::Backward;
 using testing::CopyParameters;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
 using testing::Linear;
-using ::testing::ElementsAre;
-using ::testing::ElementsAreArray;
 
 using OptimizerStateTest = LeakCheckTest;
 
@@ -54,7 +54,9 @@ TEST_F(OptimizerStateTest, RestoredOptimizerTakesTheSameNextStep) {
       {"adam", {{"amsgrad", true}}, {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
       {"adamw", {}, {"step", "exp_avg", "exp_avg_sq"}},
       {"adagrad", {{"init", 0.1}}, {"step", "sum"}},
-      {"rmsprop", {{"momentum", 0.5}, {"centered", true}}, {"step", "square_avg", "momentum_buffer", "grad_avg"}},
+      {"rmsprop",
+       {{"momentum", 0.5}, {"centered", true}},
+       {"step", "square_avg", "momentum_buffer", "grad_avg"}},
       {"lamb", {{"decay", 0.01}}, {"step", "exp_avg", "exp_avg_sq"}},
   };
   for (const StateCase& c : cases) {
@@ -122,8 +124,9 @@ TEST_F(OptimizerStateTest, LbfgsStateWithItsHistories) {
   };
   run(q, o);
   const OptimizerState s = opt_state(o);
-  EXPECT_THAT(Names(s.buffers[0]), ElementsAre("func_evals", "n_iter", "t", "prev_loss", "d", "H_diag", "prev_flat_grad",
-                                               "old_dirs", "old_stps", "ro"));
+  EXPECT_THAT(Names(s.buffers[0]),
+              ElementsAre("func_evals", "n_iter", "t", "prev_loss", "d", "H_diag", "prev_flat_grad",
+                          "old_dirs", "old_stps", "ro"));
   EXPECT_TRUE(s.buffers[1].empty());  // lbfgs keeps its state under the first parameter
   Handle q2 = Linear(4, 3);
   CopyParameters(q, q2);
@@ -166,17 +169,21 @@ TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
     return ErrorOf([&] { opt(s, m); });
   };
   auto none = [](OptimizerState*) {};
-  EXPECT_EQ(bad([](OptimizerState* s) { s->description.kind = "foo"; }, q), "unrecognized optimizer: foo");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->description.kind = "foo"; }, q),
+            "unrecognized optimizer: foo");
   EXPECT_EQ(bad(none, Linear(5, 3)), "opt: parameter `weight has size 3 5, expecting 3 4");
-  EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[1].name = "nope"; }, q), "opt: no parameter `nope in linear module");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[1].name = "nope"; }, q),
+            "opt: no parameter `nope in linear module");
   EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[1].group = 1; }, q),
             "opt: parameter `bias is in group 1, but 1 group(s) are defined");
   EXPECT_EQ(bad([](OptimizerState* s) { s->buffers[0].emplace_back("foo", at::zeros({1})); }, q),
             "opt: unrecognized adam buffer `foo for parameter `weight");
   EXPECT_EQ(bad([](OptimizerState* s) { s->buffers[1][1].second = at::zeros({4}); }, q),
             "opt: buffer `exp_avg for parameter `bias has size 4, expecting 3");
-  EXPECT_EQ(bad([](OptimizerState* s) { s->buffers[1].pop_back(); }, q), "opt: buffer `exp_avg_sq missing for parameter `bias");
-  EXPECT_EQ(bad([](OptimizerState* s) { s->buffers.pop_back(); }, q), "opt: buffers given for 1 parameter(s), expecting 2");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->buffers[1].pop_back(); }, q),
+            "opt: buffer `exp_avg_sq missing for parameter `bias");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->buffers.pop_back(); }, q),
+            "opt: buffers given for 1 parameter(s), expecting 2");
   EXPECT_EQ(bad([](OptimizerState* s) { s->description.options[0].emplace_back("gamma", 1.0); }, q),
             "adam: unrecognized option `gamma");
   EXPECT_EQ(bad(none, o), "opt: expected module or model, given optimizer");

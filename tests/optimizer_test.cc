@@ -11,18 +11,18 @@
 #include <torch/optim/sgd.h>
 
 #include "api/nn/module.h"
-#include "api/nn/optimizer_object.h"
 #include "api/nn/optimizer.h"
+#include "api/nn/optimizer_object.h"
 #include "tests/error_text.h"
 #include "tests/test_fixture.h"
 
 namespace kscope {
 namespace optimizer_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using OptimizerTest = LeakCheckTest;
 using Option = std::pair<std::string, nn::OptionValue>;
@@ -44,14 +44,15 @@ TEST_F(OptimizerTest, DefaultsWithNoParameters) {
   EXPECT_EQ(d.kind, "sgd");
   EXPECT_TRUE(d.parameters.empty());
   ASSERT_EQ(d.options.size(), 1u);  // libtorch keeps one (empty) parameter group
-  EXPECT_THAT(d.options[0], ElementsAre(Option("lr", 0.01), Option("momentum", 0.0), Option("dampening", 0.0),
-                                     Option("decay", 0.0), Option("nesterov", false)));
+  EXPECT_THAT(d.options[0],
+              ElementsAre(Option("lr", 0.01), Option("momentum", 0.0), Option("dampening", 0.0),
+                          Option("decay", 0.0), Option("nesterov", false)));
   EXPECT_TRUE(describe_opt(o, false).options[0].empty());
   EXPECT_EQ(size(o).single(), std::vector<std::int64_t>{0});
   EXPECT_EQ(tensorcount(o), 0);
   EXPECT_EQ(ref(o).single(), 1);
   EXPECT_THAT(lr(o), ElementsAre(0.01));  // libtorch keeps one (empty) parameter group
-  step(o);                                 // nothing to update
+  step(o);                                // nothing to update
   EXPECT_EQ(str(o), "torch::optim::SGD(lr=0.01, momentum=0, dampening=0, decay=0, nesterov=false)");
   EXPECT_EQ(describe_opt(opt("adamw")).options[0][4], Option("decay", 0.01));
   EXPECT_THAT(lr(opt("sgd", {0.5})), ElementsAre(0.5));  // a braced list is options, not a module
@@ -65,10 +66,11 @@ TEST_F(OptimizerTest, PositionalThenNamedOptionsQueryBack) {
   EXPECT_EQ(d.kind, "adam");
   EXPECT_EQ(d.parameters.size(), 2u);
   EXPECT_THAT(d.options[0], ElementsAre(Option("lr", 0.1), Option("beta1", 0.8), Option("eps", 1.0),
-                                     Option("amsgrad", true)));
+                                        Option("amsgrad", true)));
   EXPECT_EQ(describe_opt(o).options[0].size(), 6u);
   EXPECT_EQ(size(o).single(), std::vector<std::int64_t>{2});
-  EXPECT_EQ(str(o), "torch::optim::Adam(lr=0.1, beta1=0.8, beta2=0.999, eps=1, decay=0, amsgrad=true)");
+  EXPECT_EQ(str(o),
+            "torch::optim::Adam(lr=0.1, beta1=0.8, beta2=0.999, eps=1, decay=0, amsgrad=true)");
 }
 
 TEST_F(OptimizerTest, OptimizerKeepsItsModuleSeed000) {
@@ -101,23 +103,42 @@ struct StepCase {
 };
 
 template <typename Impl, typename Options>
-std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)> Reference(Options options) {
-  return [options](std::vector<at::Tensor> parameters) { return std::make_unique<Impl>(std::move(parameters), options); };
+std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<at::Tensor>)> Reference(
+    Options options) {
+  return [options](std::vector<at::Tensor> parameters) {
+    return std::make_unique<Impl>(std::move(parameters), options);
+  };
 }
 
 std::vector<StepCase> StepCases() {
   using namespace torch::optim;
   return {
-      {"sgd", {0.1, 0.9}, {{"decay", 0.01}, {"nesterov", true}},
-       Reference<SGD>(SGDOptions(0.1).momentum(0.9).weight_decay(0.01).nesterov(true)), 0, 2},  // momentum_buffer
+      {"sgd",
+       {0.1, 0.9},
+       {{"decay", 0.01}, {"nesterov", true}},
+       Reference<SGD>(SGDOptions(0.1).momentum(0.9).weight_decay(0.01).nesterov(true)),
+       0,
+       2},  // momentum_buffer
       // adagrad's sums are made with the optimizer, filled with `init`.
-      {"adagrad", {0.1, 0.01, 0.001, 0.1, 1e-9}, {},
-       Reference<Adagrad>(AdagradOptions(0.1).lr_decay(0.01).weight_decay(0.001).initial_accumulator_value(0.1).eps(1e-9)),
-       2, 2},
+      {"adagrad",
+       {0.1, 0.01, 0.001, 0.1, 1e-9},
+       {},
+       Reference<Adagrad>(AdagradOptions(0.1)
+                              .lr_decay(0.01)
+                              .weight_decay(0.001)
+                              .initial_accumulator_value(0.1)
+                              .eps(1e-9)),
+       2,
+       2},
       {"rmsprop", {}, {}, Reference<RMSprop>(RMSpropOptions(0.01)), 0, 2},  // square_avg
       // + momentum_buffer and grad_avg
-      {"rmsprop", {0.02, 0.9, 1e-6, 0.01}, {{"momentum", 0.8}, {"centered", true}},
-       Reference<RMSprop>(RMSpropOptions(0.02).alpha(0.9).eps(1e-6).weight_decay(0.01).momentum(0.8).centered(true)), 0,
+      {"rmsprop",
+       {0.02, 0.9, 1e-6, 0.01},
+       {{"momentum", 0.8}, {"centered", true}},
+       Reference<RMSprop>(
+           RMSpropOptions(0.02).alpha(0.9).eps(1e-6).weight_decay(0.01).momentum(0.8).centered(
+               true)),
+       0,
        6},
   };
 }
@@ -154,7 +175,12 @@ TEST_F(OptimizerTest, NewKindsDefaultsQueryBack) {
   const std::vector<std::pair<std::string, nn::NamedValues>> defaults = {
       {"adagrad", {{"lr", 0.01}, {"lrdecay", 0.0}, {"decay", 0.0}, {"init", 0.0}, {"eps", 1e-10}}},
       {"rmsprop",
-       {{"lr", 0.01}, {"alpha", 0.99}, {"eps", 1e-8}, {"decay", 0.0}, {"momentum", 0.0}, {"centered", false}}},
+       {{"lr", 0.01},
+        {"alpha", 0.99},
+        {"eps", 1e-8},
+        {"decay", 0.0},
+        {"momentum", 0.0},
+        {"centered", false}}},
       // as ktorch echoes lbfgs: eval as libtorch's iter*5/4, search only when set
       {"lbfgs",
        {{"lr", 1.0},
@@ -171,13 +197,18 @@ TEST_F(OptimizerTest, NewKindsDefaultsQueryBack) {
     EXPECT_EQ(describe_opt(o).options[0], options);
     EXPECT_TRUE(describe_opt(o, false).options[0].empty());
   }
-  EXPECT_THAT(opt_options("lbfgs"), ElementsAre("lr", "iter", "eval", "gradtol", "changetol", "history", "search"));
-  Handle l = opt("lbfgs", {}, {{"search", std::string("strong_wolfe")}, {"eval", std::int64_t{30}}});
-  EXPECT_THAT(describe_opt(l, false).options[0],
-              ElementsAre(Option("eval", std::int64_t{30}), Option("search", std::string("strong_wolfe"))));
-  EXPECT_EQ(describe_opt(opt("lbfgs", {}, {{"iter", std::int64_t{8}}})).options[0][2].second, nn::OptionValue(std::int64_t{10}));
-  EXPECT_EQ(str(opt("lbfgs")),
-            "torch::optim::LBFGS(lr=1, iter=20, eval=25, gradtol=1e-07, changetol=1e-09, history=100)");
+  EXPECT_THAT(opt_options("lbfgs"),
+              ElementsAre("lr", "iter", "eval", "gradtol", "changetol", "history", "search"));
+  Handle l =
+      opt("lbfgs", {}, {{"search", std::string("strong_wolfe")}, {"eval", std::int64_t{30}}});
+  EXPECT_THAT(
+      describe_opt(l, false).options[0],
+      ElementsAre(Option("eval", std::int64_t{30}), Option("search", std::string("strong_wolfe"))));
+  EXPECT_EQ(describe_opt(opt("lbfgs", {}, {{"iter", std::int64_t{8}}})).options[0][2].second,
+            nn::OptionValue(std::int64_t{10}));
+  EXPECT_EQ(
+      str(opt("lbfgs")),
+      "torch::optim::LBFGS(lr=1, iter=20, eval=25, gradtol=1e-07, changetol=1e-09, history=100)");
 }
 
 TEST_F(OptimizerTest, LbfgsStepIsRefused) {
@@ -200,11 +231,13 @@ TEST_F(OptimizerTest, LbfgsWithAClosureMatchesLibtorch) {
   // takes the closure directly, to check the options it was made with and the state it lists.
   auto scope = Scope::Open();
   Handle q = Linear(4, 3);
-  Handle o = opt("lbfgs", q, {0.5, std::int64_t{5}}, {{"history", std::int64_t{3}}, {"search", std::string("strong_wolfe")}});
+  Handle o = opt("lbfgs", q, {0.5, std::int64_t{5}},
+                 {{"history", std::int64_t{3}}, {"search", std::string("strong_wolfe")}});
   at::Tensor w = tensor(parm(q, "weight")).requires_grad_();
   at::Tensor b = tensor(parm(q, "bias")).requires_grad_();
-  torch::optim::LBFGS reference({w, b}, torch::optim::LBFGSOptions(0.5).max_iter(5).history_size(3).line_search_fn(
-                                            std::string("strong_wolfe")));
+  torch::optim::LBFGS reference(
+      {w, b}, torch::optim::LBFGSOptions(0.5).max_iter(5).history_size(3).line_search_fn(
+                  std::string("strong_wolfe")));
   const at::Tensor x = at::randn({6, 4});
   torch::optim::Optimizer& ours = nn::OptimizerOf("test", o)->optimizer();
   ours.step([&] {
@@ -222,7 +255,8 @@ TEST_F(OptimizerTest, LbfgsWithAClosureMatchesLibtorch) {
   EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), w.detach()));
   EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), b.detach()));
   // A null eval is libtorch's iter*5/4.
-  EXPECT_EQ(static_cast<const torch::optim::LBFGSOptions&>(ours.defaults()).max_eval(), std::int64_t{6});
+  EXPECT_EQ(static_cast<const torch::optim::LBFGSOptions&>(ours.defaults()).max_eval(),
+            std::int64_t{6});
   EXPECT_GE(tensorcount(o), 3);  // at least the direction, H_diag and the last flat gradient
 }
 
@@ -323,24 +357,46 @@ TEST_F(OptimizerTest, BadKindsAndOptionsLeaveNoHandle) {
   const std::size_t live = live_handles();
   EXPECT_EQ(ErrorOf([] { opt("foo"); }), "unrecognized optimizer: foo");
   EXPECT_EQ(ErrorOf([&] { opt("foo", q); }), "unrecognized optimizer: foo");
-  EXPECT_EQ(ErrorOf([&] { opt("sgd", q, {std::string("x")}); }), "sgd: option `lr expects double, given symbol");
+  EXPECT_EQ(ErrorOf([&] { opt("sgd", q, {std::string("x")}); }),
+            "sgd: option `lr expects double, given symbol");
   EXPECT_EQ(ErrorOf([] { opt("adam", {}, {{"gamma", 1.0}}); }), "adam: unrecognized option `gamma");
-  EXPECT_EQ(ErrorOf([] { opt("sgd", {0.1, 0.0, 0.0, 0.0, false, 1.0}); }),
+  EXPECT_EQ(ErrorOf([] {
+              opt("sgd", {0.1, 0.0, 0.0, 0.0, false, 1.0});
+            }),
             "sgd: 6 positional option(s) given, expecting at most 5");
-  EXPECT_EQ(ErrorOf([] { opt("adam", {0.1}, {{"lr", 0.2}}); }), "adam: option `lr given more than once");
+  EXPECT_EQ(ErrorOf([] {
+              opt("adam", {0.1}, {{"lr", 0.2}});
+            }),
+            "adam: option `lr given more than once");
   EXPECT_EQ(ErrorOf([&] { opt("sgd", x); }), "opt: expected module or model, given tensor");
   EXPECT_THAT(ErrorOf([&] { opt("adam", q, {-1.0}); }), HasSubstr("Invalid learning rate: -1"));
-  EXPECT_THAT(ErrorOf([&] { opt("sgd", q, {0.1}, {{"nesterov", true}}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                opt("sgd", q, {0.1}, {{"nesterov", true}});
+              }),
               HasSubstr("Nesterov momentum requires a momentum and zero dampening"));
-  EXPECT_THAT(ErrorOf([&] { opt("adagrad", q, {0.1, -1.0}); }), HasSubstr("Invalid lr_decay value: -1"));
-  EXPECT_THAT(ErrorOf([&] { opt("rmsprop", q, {}, {{"alpha", -1.0}}); }), HasSubstr("Invalid alpha value: -1"));
-  EXPECT_EQ(ErrorOf([&] { opt("rmsprop", q, {}, {{"centered", std::int64_t{1}}}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                opt("adagrad", q, {0.1, -1.0});
+              }),
+              HasSubstr("Invalid lr_decay value: -1"));
+  EXPECT_THAT(ErrorOf([&] {
+                opt("rmsprop", q, {}, {{"alpha", -1.0}});
+              }),
+              HasSubstr("Invalid alpha value: -1"));
+  EXPECT_EQ(ErrorOf([&] {
+              opt("rmsprop", q, {}, {{"centered", std::int64_t{1}}});
+            }),
             "rmsprop: option `centered expects boolean, given long");
-  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {}, {{"search", std::string("wolfe")}}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              opt("lbfgs", q, {}, {{"search", std::string("wolfe")}});
+            }),
             "lbfgs: unrecognized search `wolfe, expecting strong_wolfe");
-  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {}, {{"search", std::int64_t{1}}}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              opt("lbfgs", q, {}, {{"search", std::int64_t{1}}});
+            }),
             "lbfgs: option `search expects symbol or null, given long");
-  EXPECT_EQ(ErrorOf([&] { opt("lbfgs", q, {1.0, std::int64_t{20}, 2.5}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              opt("lbfgs", q, {1.0, std::int64_t{20}, 2.5});
+            }),
             "lbfgs: option `eval expects long or null, given double");
   EXPECT_EQ(ErrorOf([&] { step(q); }), "step: expected optimizer, given module");
   EXPECT_EQ(ErrorOf([&] { describe_opt(x); }), "opt: expected optimizer, given tensor");

@@ -21,7 +21,8 @@ inline Handle Sequential(std::int64_t in, std::int64_t hidden, std::int64_t out)
                                  "",
                                  {},
                                  {},
-                                 {ModuleDefinition{"linear", "", {in, hidden}, {}, {}}, ModuleDefinition{"relu", "", {}, {}, {}},
+                                 {ModuleDefinition{"linear", "", {in, hidden}, {}, {}},
+                                  ModuleDefinition{"relu", "", {}, {}, {}},
                                   ModuleDefinition{"linear", "", {hidden, out}, {}, {}}}});
 }
 

@@ -21,7 +21,8 @@ std::vector<std::int64_t> LongsOf(const KRef& x) {
 std::vector<std::vector<std::int64_t>> RowsOf(const KRef& x) {
   EXPECT_EQ(x->t, 0);
   std::vector<std::vector<std::int64_t>> rows;
-  for (long long i = 0; i < x->n; ++i) rows.push_back(LongsOf(KRef(kabi::r1(kabi::Items(x.get())[i]))));
+  for (long long i = 0; i < x->n; ++i)
+    rows.push_back(LongsOf(KRef(kabi::r1(kabi::Items(x.get())[i]))));
   return rows;
 }
 
@@ -78,14 +79,16 @@ TEST_F(PluginBatchTest, ShuffleATensorSeed004) {
   std::vector<std::int64_t> firsts;
   for (const auto& row : rows) {
     firsts.push_back(row[0]);
-    EXPECT_EQ(row, (std::vector<std::int64_t>{row[0], row[0] + 1, row[0] + 2, row[0] + 3}));  // rows move whole
+    EXPECT_EQ(row, (std::vector<std::int64_t>{row[0], row[0] + 1, row[0] + 2,
+                                              row[0] + 3}));  // rows move whole
   }
   EXPECT_EQ(Sorted(firsts), (std::vector<std::int64_t>{0, 4, 8}));
   // q)shuffle(x;1); tensor x -> 2 3 0 1 / 10 11 8 9 / 6 7 4 5: one column order for all rows
   Call("shuffle", List({x.share(), N("1")}));
   rows = RowsOf(Call("tensor", x));
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(Sorted(rows[i]), (std::vector<std::int64_t>{firsts[i], firsts[i] + 1, firsts[i] + 2, firsts[i] + 3}));
+    EXPECT_EQ(Sorted(rows[i]),
+              (std::vector<std::int64_t>{firsts[i], firsts[i] + 1, firsts[i] + 2, firsts[i] + 3}));
     for (std::size_t j = 0; j < 4; ++j) EXPECT_EQ(rows[i][j] - firsts[i], rows[0][j] - firsts[0]);
   }
   Call("free", x);
@@ -96,8 +99,10 @@ TEST_F(PluginBatchTest, ShuffleADictionarySeed004) {
   KRef d = Call("dict", "`a`b!((0 1 2 3;4 5 6 7;8 9 10 11);1 2 3)");
   EXPECT_EQ(S1(Call("shuffle", d)), "::");
   KRef values = Call("dict", d);
-  const std::vector<std::vector<std::int64_t>> a = RowsOf(KRef(kabi::r1(kabi::Items(kabi::DictValues(values.get()))[0])));
-  const std::vector<std::int64_t> b = LongsOf(KRef(kabi::r1(kabi::Items(kabi::DictValues(values.get()))[1])));
+  const std::vector<std::vector<std::int64_t>> a =
+      RowsOf(KRef(kabi::r1(kabi::Items(kabi::DictValues(values.get()))[0])));
+  const std::vector<std::int64_t> b =
+      LongsOf(KRef(kabi::r1(kabi::Items(kabi::DictValues(values.get()))[1])));
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(Sorted(b), (std::vector<std::int64_t>{1, 2, 3}));
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(a[i][0], 4 * (b[i] - 1));  // rows stay aligned
@@ -158,9 +163,11 @@ TEST_F(PluginBatchTest, ErrorsChangeNothing) {
             "batch: batch size must be at least 1 and less than the full size of 7, given 7");
   EXPECT_EQ(Error("batch", List({x.share(), N("3"), N("3")})),
             "batch: batch index 3 out of range for 3 batch(es) of 3 from 7 rows");
-  EXPECT_EQ(Error("batch", List({x.share(), N("3 1 2")})), "batch: arg[1] expected batch size or (size;dim), given 3 long(s)");
+  EXPECT_EQ(Error("batch", List({x.share(), N("3 1 2")})),
+            "batch: arg[1] expected batch size or (size;dim), given 3 long(s)");
   EXPECT_EQ(Error("batch", x), "batch: unrecognized arg(s) - tensor");
-  EXPECT_EQ(Error("restore", List({x.share(), N("1")})), "restore: dimension 1 out of range for a 1-dim tensor");
+  EXPECT_EQ(Error("restore", List({x.share(), N("1")})),
+            "restore: dimension 1 out of range for a 1-dim tensor");
   EXPECT_EQ(Error("shuffle", Q("1 2 3")), "shuffle: arg[0] expected pointer, given long list");
   EXPECT_EQ(S1(Call("tensor", x)), "0 1 2");  // the window is unchanged
   KRef l = Call("loss", "`mse");

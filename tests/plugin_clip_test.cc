@@ -103,13 +103,15 @@ TEST_F(PluginClipTest, ClipAModelByItsTrainingOptions) {
 TEST_F(PluginClipTest, OptGivenAModel) {
   // q)m:model(q;loss`mse;opt`sgd)  o:opt(`adam;m) -> the parameters of the model's module
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;4;5);`relu;(`linear;5;2))"));
-  KRef m = Call("model", List({q.share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
+  KRef m =
+      Call("model", List({q.share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
   KRef o = Call("opt", List({kq::Sym("adam"), m.share(), kq::Float(.1)}));
   KRef parms = Call("opt", o);
   kabi::K keys = kabi::DictKeys(parms.get());
   ASSERT_EQ(std::string(kabi::Symbols(keys)[2]), "parms");
   KRef columns(kabi::r1(kabi::TableDict(kabi::Items(kabi::DictValues(parms.get()))[2])));
-  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(kabi::DictValues(columns.get()))[3]))), "`0.weight`0.bias`2.weight`2.bias");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(kabi::DictValues(columns.get()))[3]))),
+            "`0.weight`0.bias`2.weight`2.bias");
   EXPECT_EQ(S1(Call("lr", o)), ",0.1");
   // q)o2:opt(`sgd;1;(m;`2))  opt(o2;0;(m;0))
   KRef o2 = Call("opt", List({kq::Sym("sgd"), kq::Long(1), kq::List({m.share(), kq::Sym("2")})}));
@@ -117,7 +119,8 @@ TEST_F(PluginClipTest, OptGivenAModel) {
   KRef rows = Call("opt", o2);
   KRef columns2(kabi::r1(kabi::TableDict(kabi::Items(kabi::DictValues(rows.get()))[2])));
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(kabi::DictValues(columns2.get()))[0]))), "0 0 1 1");
-  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(kabi::DictValues(columns2.get()))[3]))), "`0.weight`0.bias`2.weight`2.bias");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(kabi::DictValues(columns2.get()))[3]))),
+            "`0.weight`0.bias`2.weight`2.bias");
   // The new optimizer steps the model's parameters.
   KRef p = Call("parm", List({m.share(), kq::Sym("2.bias")}));
   const std::vector<float> before = Reals(Call("tensor", p));
@@ -129,11 +132,13 @@ TEST_F(PluginClipTest, OptGivenAModel) {
   KRef l = Call("loss", "`mse");
   EXPECT_EQ(Error("opt", List({kq::Sym("sgd"), kq::Long(0), l.share()})),
             "opt: expected module, model, tensor, vector or dictionary, given loss");
-  Call("free", List({m.share(), o.share(), o2.share(), p.share(), x.share(), y.share(), l.share()}));
+  Call("free",
+       List({m.share(), o.share(), o2.share(), p.share(), x.share(), y.share(), l.share()}));
 }
 
 // Mean and unbiased variance of each column of a rows x cols matrix.
-std::pair<std::vector<double>, std::vector<double>> Moments(const std::vector<float>& x, int rows, int cols) {
+std::pair<std::vector<double>, std::vector<double>> Moments(const std::vector<float>& x, int rows,
+                                                            int cols) {
   std::vector<double> mean(cols, 0), var(cols, 0);
   for (int i = 0; i < rows; ++i) {
     for (int j = 0; j < cols; ++j) mean[j] += x[i * cols + j] / static_cast<double>(rows);
@@ -148,7 +153,8 @@ TEST_F(PluginClipTest, BatchnormOfAModelAndAModule) {
   // q)q:module seq(`sequential;(`batchnorm1d;3);(`linear;3;2))  m:model(q;loss`mse;opt`sgd)
   // q)train(m;`batchsize;12)  train(m;x;y)  batchnorm m -> (,`0)!,0.1
   KRef q = Call("module", Call("seq", "(`sequential;(`batchnorm1d;3);(`linear;3;2))"));
-  KRef m = Call("model", List({q.share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
+  KRef m =
+      Call("model", List({q.share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
   Call("train", List({m.share(), kq::Sym("batchsize"), kq::Long(12)}));
   KRef x = Call("tensor", "(`randn;12 3)");
   KRef y = Call("tensor", "(`randn;12 2)");
@@ -159,7 +165,8 @@ TEST_F(PluginClipTest, BatchnormOfAModelAndAModule) {
   const auto [mean, var] = Moments(Reals(Call("tensor", x)), 12, 3);
   KRef running_mean = Call("buffer", List({module.share(), kq::Sym("0.running_mean")}));
   KRef running_var = Call("buffer", List({module.share(), kq::Sym("0.running_var")}));
-  const std::vector<float> rm = Reals(Call("tensor", running_mean)), rv = Reals(Call("tensor", running_var));
+  const std::vector<float> rm = Reals(Call("tensor", running_mean)),
+                           rv = Reals(Call("tensor", running_var));
   for (int j = 0; j < 3; ++j) {
     EXPECT_NEAR(rm[j], mean[j], 1e-5) << j;
     EXPECT_NEAR(rv[j], var[j], 1e-5) << j;
@@ -176,15 +183,16 @@ TEST_F(PluginClipTest, BatchnormOfAModelAndAModule) {
   EXPECT_EQ(Error("batchnorm", List({module.share(), Q("(,`x)!,0.1").share()})),
             "batchnorm: no batchnorm layer `x in sequential module");
   EXPECT_EQ(Error("batchnorm", List({module.share(), Q("(,`0)!,`a").share()})),
-            "batchnorm: expected dictionary of layer names -> momentum (floats), given symbol list -> symbol list");
+            "batchnorm: expected dictionary of layer names -> momentum (floats), given symbol list "
+            "-> symbol list");
   KRef linear = Call("module", "enlist(`linear;2;2)");
   KRef none = Call("batchnorm", linear);  // an empty dictionary of symbols -> floats
   ASSERT_EQ(none->t, kabi::kDictionary);
   EXPECT_EQ(kabi::DictKeys(none.get())->t, kabi::kSymbol);
   EXPECT_EQ(kabi::DictValues(none.get())->t, kabi::kFloat);
   EXPECT_EQ(kabi::DictKeys(none.get())->n, 0);
-  Call("free", List({m.share(), x.share(), y.share(), module.share(), running_mean.share(), running_var.share(),
-                     linear.share()}));
+  Call("free", List({m.share(), x.share(), y.share(), module.share(), running_mean.share(),
+                     running_var.share(), linear.share()}));
 }
 
 }  // namespace plugin_clip_test

@@ -3,9 +3,9 @@
 // isreal), k data in gives k data out (sparse: the dense form, k having no sparse arrays), a
 // pointer in gives a pointer out. Expected values are libtorch's for the same calls (to_sparse,
 // sparse_mask, indices, values, to_dense, coalesce, real, imag, isreal), worked out by hand;
-// api/tensor/sparse.h's and api/tensor/complex_parts.h's tests compare with those calls made directly. A bad
-// argument of each form gives an error naming the function and leaves the pointers as they were
-// (the fixture fails a test that leaves a pointer behind).
+// api/tensor/sparse.h's and api/tensor/complex_parts.h's tests compare with those calls made
+// directly. A bad argument of each form gives an error naming the function and leaves the pointers
+// as they were (the fixture fails a test that leaves a pointer behind).
 #include <string>
 
 #include "tests/plugin_fixture.h"
@@ -60,7 +60,8 @@ TEST_F(PluginComplexSparseTest, RealAndImagErrorsNameTheFunction) {
   KRef t = Call("tensor", "1 2e");
   EXPECT_EQ(Error("real", t), "real: expects complex tensor, given float tensor");
   EXPECT_EQ(Error("imag", Enlist(t)), "imag: expects complex tensor, given float tensor");
-  EXPECT_EQ(Error("real", "1 2 3"), "real: expects a tensor pointer or an enlisted pointer, given long list");
+  EXPECT_EQ(Error("real", "1 2 3"),
+            "real: expects a tensor pointer or an enlisted pointer, given long list");
   EXPECT_EQ(Error("imag", List({c.share(), kq::Long(1)})),
             "imag: expects a tensor pointer or an enlisted pointer, given general list");
   EXPECT_EQ(Values(t), "1 2e");
@@ -125,7 +126,8 @@ TEST_F(PluginComplexSparseTest, CoalesceInPlace) {
   // (0,1) given twice: libtorch's coalesce sums it, 1+2
   // (values given as a pointer: tensor(`sparse;..) keeps a view of k values, see the report)
   KRef v = Call("tensor", "1 2 5e");
-  KRef s = Call("tensor", List({kq::Sym("sparse"), Q("(0 0 1;1 1 0)").share(), v.share(), Q("2 2").share()}));
+  KRef s = Call("tensor",
+                List({kq::Sym("sparse"), Q("(0 0 1;1 1 0)").share(), v.share(), Q("2 2").share()}));
   EXPECT_EQ(ValuesOfNew("dense", s), "(0 3e;5 0e)");
   EXPECT_THAT(Error("indices", s), HasSubstr("coalesce"));  // libtorch's text
   const std::int64_t id = PointerId(s);
@@ -141,11 +143,15 @@ TEST_F(PluginComplexSparseTest, SparseErrorsNameTheFunctionAndChangeNothing) {
   KRef t = Call("tensor", "(1 0 2e;0 0 3e)");
   KRef s = Call("sparse", t);
   EXPECT_EQ(Error("sparse", s), "sparse: expects strided tensor, given sparse tensor");
-  EXPECT_EQ(Error("sparse", List({t.share(), t.share()})), "sparse: expects sparse mask, given strided tensor");
-  EXPECT_THAT(Error("sparse", List({t.share(), kq::Long(3)})), HasSubstr("sparse_dim"));  // libtorch's text
-  EXPECT_EQ(Error("sparse", List({t.share(), kq::Sym("a")})), "sparse: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("sparse", List({t.share(), t.share()})),
+            "sparse: expects sparse mask, given strided tensor");
+  EXPECT_THAT(Error("sparse", List({t.share(), kq::Long(3)})),
+              HasSubstr("sparse_dim"));  // libtorch's text
+  EXPECT_EQ(Error("sparse", List({t.share(), kq::Sym("a")})),
+            "sparse: unrecognized arg(s) - general list");
   EXPECT_EQ(Error("sparse", "(1 2e;`a)"), "sparse: unrecognized arg(s) - general list");
-  EXPECT_EQ(Error("sparseindex", List({t.share(), kq::Float(1)})), "sparseindex: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("sparseindex", List({t.share(), kq::Float(1)})),
+            "sparseindex: unrecognized arg(s) - general list");
   EXPECT_EQ(Error("isreal", List({t.share(), kq::Float(1)})),
             "isreal: expects a tensor pointer or an enlisted pointer, given general list");
   EXPECT_EQ(Error("sparseindex", s), "sparseindex: expects strided tensor, given sparse tensor");
@@ -153,9 +159,11 @@ TEST_F(PluginComplexSparseTest, SparseErrorsNameTheFunctionAndChangeNothing) {
   EXPECT_EQ(Error("dense", "1 2 3"), "dense: expects a sparse tensor pointer, given long list");
   EXPECT_EQ(Error("indices", t), "indices: expects sparse tensor, given strided tensor");
   EXPECT_EQ(Error("values", Enlist(t)), "values: expects sparse tensor, given strided tensor");
-  EXPECT_EQ(Error("values", "1 2 3"), "values: expects a tensor pointer or an enlisted pointer, given long list");
+  EXPECT_EQ(Error("values", "1 2 3"),
+            "values: expects a tensor pointer or an enlisted pointer, given long list");
   EXPECT_EQ(Error("coalesce", t), "coalesce: expects sparse tensor, given strided tensor");
-  EXPECT_EQ(Error("coalesce", "`a"), "coalesce: expects a sparse tensor pointer, given symbol scalar");
+  EXPECT_EQ(Error("coalesce", "`a"),
+            "coalesce: expects a sparse tensor pointer, given symbol scalar");
   EXPECT_EQ(Values(t), "(1 0 2e;0 0 3e)");
   EXPECT_EQ(S1(Call("values", s)), "1 2 3e");
   Call("free", List({t.share(), s.share()}));

@@ -1,5 +1,5 @@
-// Process groups through the plugin (q/distributed/distributed_fns.cc), with a group of one rank in this
-// process: group's argument forms and the dictionary of what a group was made from,
+// Process groups through the plugin (q/distributed/distributed_fns.cc), with a group of one rank in
+// this process: group's argument forms and the dictionary of what a group was made from,
 // allreduce/broadcast in place on pointers and data in -> data out, allgather, barrier, the
 // default group, a model bound with distribute (its tasks, run and testrun with the group
 // metrics, the group kept by the model, unbinding), and bad arguments naming the function.
@@ -17,9 +17,12 @@ using PluginDistributedTest = PluginTest;
 
 TEST_F(PluginDistributedTest, OneRankGroupRunsEveryCollective) {
   const std::string rendezvous = ":" + TcpRendezvous();
-  KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(rendezvous), kq::Sym("gloo"), kq::Long(10)}));
+  KRef g =
+      Call("group",
+           List({kq::Long(0), kq::Long(1), kq::Sym(rendezvous), kq::Sym("gloo"), kq::Long(10)}));
   EXPECT_EQ(S1(Call("class", g)), "`group");
-  EXPECT_EQ(S1(Call("str", g)), "\"gloo process group: rank 0 of 1 at " + rendezvous.substr(1) + "\"");
+  EXPECT_EQ(S1(Call("str", g)),
+            "\"gloo process group: rank 0 of 1 at " + rendezvous.substr(1) + "\"");
 
   KRef x = Call("tensor", "1 2 3f");
   EXPECT_EQ(S1(Call("allreduce", List({x.share(), kq::Sym("mean")}))), "::");
@@ -28,7 +31,8 @@ TEST_F(PluginDistributedTest, OneRankGroupRunsEveryCollective) {
   EXPECT_EQ(S1(Call("tensor", x)), "1 2 3f");
   EXPECT_EQ(S1(Call("allreduce", "1 2 3f")), "1 2 3f");
   EXPECT_EQ(S1(Call("allreduce", "(`a`b!(1 2f;3 4);`sum)")), "`a`b!(1 2f;3 4)");
-  EXPECT_EQ(S1(Call("broadcast", List({List({Q("1 2f").share(), Q("3 4").share()}).share(), kq::Long(0)}))),
+  EXPECT_EQ(S1(Call("broadcast",
+                    List({List({Q("1 2f").share(), Q("3 4").share()}).share(), kq::Long(0)}))),
             "(1 2f;3 4)");
 
   KRef v = Call("allgather", x);
@@ -45,14 +49,19 @@ TEST_F(PluginDistributedTest, BadArgumentsNameTheFunction) {
   EXPECT_EQ(Error("group", "(0;1)"), "group: unrecognized arg(s) - long list");
   EXPECT_EQ(Error("group", "(1;1;`:tcp://127.0.0.1:1)"),
             "group: rank must be 0..world-1 for a world of at least 1, given rank 1 of 1");
-  EXPECT_EQ(Error("group", "(0;1;`:tcp://127.0.0.1:1;`mpi)"), "group: unrecognized backend `mpi, expected `gloo or `nccl");
-  KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(TcpRendezvous()), kq::Float(2.5)}));
+  EXPECT_EQ(Error("group", "(0;1;`:tcp://127.0.0.1:1;`mpi)"),
+            "group: unrecognized backend `mpi, expected `gloo or `nccl");
+  KRef g =
+      Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(TcpRendezvous()), kq::Float(2.5)}));
   KRef x = Call("tensor", "1 2");
   EXPECT_EQ(Error("allreduce", List({x.share(), kq::Sym("prod")})),
             "allreduce: unrecognized reduction `prod, expected `sum, `mean, `max or `min");
-  EXPECT_EQ(Error("allreduce", List({x.share(), kq::Sym("mean")})), "allreduce: mean needs floating-point tensors, given long");
-  EXPECT_EQ(Error("allreduce", List({x.share(), kq::Sym("sum"), x.share()})), "allreduce: expected group, given tensor");
-  EXPECT_EQ(Error("broadcast", List({x.share(), kq::Long(1)})), "broadcast: root must be a rank 0..0, given 1");
+  EXPECT_EQ(Error("allreduce", List({x.share(), kq::Sym("mean")})),
+            "allreduce: mean needs floating-point tensors, given long");
+  EXPECT_EQ(Error("allreduce", List({x.share(), kq::Sym("sum"), x.share()})),
+            "allreduce: expected group, given tensor");
+  EXPECT_EQ(Error("broadcast", List({x.share(), kq::Long(1)})),
+            "broadcast: root must be a rank 0..0, given 1");
   EXPECT_EQ(Error("allgather", g), "allgather: expected tensor, given group");
   EXPECT_EQ(S1(Call("tensor", x)), "1 2");
   Call("free", List({x.share(), g.share()}));
@@ -75,14 +84,17 @@ TEST_F(PluginDistributedTest, GroupDictionaryIsWhatTheGroupWasMadeFrom) {
   EXPECT_EQ(At(d, "timeout")->j, 2500000000);
   EXPECT_EQ(S1(At(d, "timeout")), "0D00:00:02.500000000");
   // group[]: the default group, the last one made, with the default timeout of 300 seconds.
-  EXPECT_EQ(S1(Call("group")), "`rank`world`rendezvous`backend`timeout!(0;1;`" + second + ";`gloo;0D00:05:00.000000000)");
+  EXPECT_EQ(S1(Call("group")), "`rank`world`rendezvous`backend`timeout!(0;1;`" + second +
+                                   ";`gloo;0D00:05:00.000000000)");
   EXPECT_EQ(S1(Call("group", h)), S1(Call("group")));
 
   KRef t = Call("tensor", "1 2");
   EXPECT_EQ(Error("group", t), "group: expected group, given tensor");
-  EXPECT_EQ(Error("group", List({g.share(), h.share()})), "group: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("group", List({g.share(), h.share()})),
+            "group: unrecognized arg(s) - general list");
   Call("free", List({t.share(), h.share()}));
-  EXPECT_EQ(Error("group", "::"), "group: no process group, make one with group");  // h was the default
+  EXPECT_EQ(Error("group", "::"),
+            "group: no process group, make one with group");  // h was the default
   EXPECT_EQ(S1(Call("group", g)), S1(d));
   Call("free", g);
 }
@@ -98,10 +110,12 @@ class PluginDistributeTest : public PluginTest {
     KRef b = Call("parm", List({q.share(), kq::Sym("bias")}));
     Call("eye", w);
     Call("zeros", b);
-    KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(), Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
+    KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(),
+                                 Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
     for (const char* mode : {"train", "test"}) {
-      Call(mode, List({m.share(), kq::Syms({"batchsize", "dictionary", "metrics"}),
-                       Q("(4;1b;`loss`accuracy`grouploss`groupaccuracy`matches`groupmatches)").share()}));
+      Call(mode,
+           List({m.share(), kq::Syms({"batchsize", "dictionary", "metrics"}),
+                 Q("(4;1b;`loss`accuracy`grouploss`groupaccuracy`matches`groupmatches)").share()}));
       Call(mode, List({m.share(), Q("(1 0e;1 0e;1 0e;1 0e)").share(), Q("0 1 0 0").share()}));
     }
     Call("free", List({w.share(), b.share()}));  // the model took over q
@@ -114,7 +128,8 @@ class PluginDistributeTest : public PluginTest {
   // the task's, and both are ce of logits 1 0: log(1+e^-1) for the 3 rows of class 0, log(1+e)
   // for the one of class 1; argmax 0 matches 3 of 4.
   void ExpectOneBatchMetrics(const KRef& r) {
-    EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(r.get())))), "`loss`accuracy`grouploss`groupaccuracy`matches`groupmatches");
+    EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(r.get())))),
+              "`loss`accuracy`grouploss`groupaccuracy`matches`groupmatches");
     const double loss = (3 * std::log1p(std::exp(-1.0)) + std::log1p(std::exp(1.0))) / 4;
     ASSERT_EQ(At(r, "loss")->t, -kabi::kFloat);
     ASSERT_EQ(At(r, "grouploss")->t, -kabi::kFloat);
@@ -150,7 +165,8 @@ TEST_F(PluginDistributeTest, ModelBoundToAGroupOfOneTrainsWithGroupMetrics) {
   KRef after = Call("testrun", m);
   EXPECT_EQ(At(after, "grouploss")->f, At(after, "loss")->f);
   const double stepped = At(after, "loss")->f;
-  EXPECT_LT(stepped, (3 * std::log1p(std::exp(-1.0)) + std::log1p(std::exp(1.0))) / 4);  // the step trained
+  EXPECT_LT(stepped,
+            (3 * std::log1p(std::exp(-1.0)) + std::log1p(std::exp(1.0))) / 4);  // the step trained
 
   // Unbound, training is local: the group metrics are still the task's own.
   EXPECT_EQ(S1(Call("distribute", List({m.share(), kq::Null()}))), "::");
@@ -168,16 +184,24 @@ TEST_F(PluginDistributeTest, BadArgumentsNameDistributeAndChangeNothing) {
   KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(TcpRendezvous())}));
   const std::string made = S1(Call("group", g));
   EXPECT_EQ(Error("distribute", "::"), "distribute: unrecognized arg(s) - null/unary primitive");
-  EXPECT_EQ(Error("distribute", List({m.share(), g.share(), g.share()})), "distribute: unrecognized arg(s) - general list");
-  EXPECT_EQ(Error("distribute", "(1;::)"), "distribute: arg[0] expected pointer, given long scalar");
+  EXPECT_EQ(Error("distribute", List({m.share(), g.share(), g.share()})),
+            "distribute: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("distribute", "(1;::)"),
+            "distribute: arg[0] expected pointer, given long scalar");
   EXPECT_EQ(Error("distribute", t), "distribute: expected model, given tensor");
   EXPECT_EQ(Error("distribute", g), "distribute: expected model, given group");
-  EXPECT_EQ(Error("distribute", List({t.share(), g.share()})), "distribute: expected model, given tensor");
-  EXPECT_EQ(Error("distribute", List({m.share(), t.share()})), "distribute: expected group, given tensor");
-  EXPECT_EQ(Error("distribute", List({m.share(), m.share()})), "distribute: expected group, given model");
-  EXPECT_EQ(Error("distribute", List({m.share(), kq::Sym("g")})), "distribute: arg[1] expected pointer, given symbol scalar");
-  EXPECT_EQ(Error("distribute", List({t.share(), kq::Null()})), "distribute: expected model, given tensor");
-  EXPECT_EQ(Error("distribute", List({g.share(), kq::Null()})), "distribute: expected model, given group");
+  EXPECT_EQ(Error("distribute", List({t.share(), g.share()})),
+            "distribute: expected model, given tensor");
+  EXPECT_EQ(Error("distribute", List({m.share(), t.share()})),
+            "distribute: expected group, given tensor");
+  EXPECT_EQ(Error("distribute", List({m.share(), m.share()})),
+            "distribute: expected group, given model");
+  EXPECT_EQ(Error("distribute", List({m.share(), kq::Sym("g")})),
+            "distribute: arg[1] expected pointer, given symbol scalar");
+  EXPECT_EQ(Error("distribute", List({t.share(), kq::Null()})),
+            "distribute: expected model, given tensor");
+  EXPECT_EQ(Error("distribute", List({g.share(), kq::Null()})),
+            "distribute: expected model, given group");
 
   EXPECT_EQ(Tasks(m, "train"), "`task`tasks!1 2");  // not bound
   EXPECT_EQ(S1(Call("ref", g)), "1");

@@ -63,7 +63,8 @@ class PluginExamplesTest : public PluginTest {
     Call("seed", "123");
     // q)means:withscope[{mul(tensor(`randn;10 784);x)};.15]
     KRef scale(khost::Function(1, [&](const std::vector<kabi::K>& a) -> kabi::K {
-      return Call("mul", List({Call("tensor", "(`randn;10 784)").share(), kabi::r1(a[0])})).release();
+      return Call("mul", List({Call("tensor", "(`randn;10 784)").share(), kabi::r1(a[0])}))
+          .release();
     }));
     KRef means = Call("withscope", List({scale.share(), kq::Float(.15)}));
     // q)images:{[means;n] y:tensor(`randint;10;n); (add(index(means;0;y);tensor(`randn;n,784));y)}
@@ -71,7 +72,8 @@ class PluginExamplesTest : public PluginTest {
       KRef labels = Call("tensor", List({kq::Sym("randint"), kq::Long(10), kabi::r1(a[1])}));
       const KRef noise = Call("tensor", List({kq::Sym("randn"), kq::Longs({a[1]->j, 784})}));
       const KRef rows = Call("index", List({kabi::r1(a[0]), kq::Long(0), labels.share()}));
-      return kq::List({Call("add", List({rows.share(), noise.share()})).release(), labels.release()});
+      return kq::List(
+          {Call("add", List({rows.share(), noise.share()})).release(), labels.release()});
     }));
     // q)d:withscopen[images;(means;n)]   D:withscopen[images;(means;N)]
     const long long before = LivePointers();
@@ -96,21 +98,25 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
     noise_tensors.push_back(PointerId(z));
     return SpiralPoints(Call("tensor", z), static_cast<int>(rows), k).share();
   }));
-  // q)q:module seq(`sequential;(`linear;2;100);`relu;(`linear;100;k))   l:loss`ce   o:opt(`sgd;q;.2;.99)
+  // q)q:module seq(`sequential;(`linear;2;100);`relu;(`linear;100;k))   l:loss`ce
+  // o:opt(`sgd;q;.2;.99)
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
   // q)x:tensor withscope[points;n]
   KRef x = Call("tensor", Call("withscope", List({points.share(), kq::Long(n)})));
-  EXPECT_EQ(S1(Call("mapped", KRef(kq::Enlist(kq::Long(noise_tensors.at(0)))))), "0b");  // z died with the scope
+  EXPECT_EQ(S1(Call("mapped", KRef(kq::Enlist(kq::Long(noise_tensors.at(0)))))),
+            "0b");  // z died with the scope
   // q)y:tensor c:til[k]where k#n
   KRef classes = SpiralClasses(n, k);
   KRef y = Call("tensor", classes);
   // q)trainstep:{[q;l;o;x;y] zerograd o; r:loss(l;forward(q;x);y); backward r; step o; tensor r}
   KRef trainstep(khost::Function(5, [&](const std::vector<kabi::K>& a) -> kabi::K {
     Call("zerograd", Arg(a[2]));
-    const KRef r = Call("loss", List({kabi::r1(a[1]), Call("forward", List({kabi::r1(a[0]), kabi::r1(a[3])})).share(),
-                                      kabi::r1(a[4])}));
+    const KRef r =
+        Call("loss",
+             List({kabi::r1(a[1]), Call("forward", List({kabi::r1(a[0]), kabi::r1(a[3])})).share(),
+                   kabi::r1(a[4])}));
     Call("backward", r);
     Call("step", Arg(a[2]));
     return Call("tensor", r).release();
@@ -119,7 +125,9 @@ TEST_F(PluginExamplesTest, SpiralsScript) {
   const long long before = LivePointers();
   std::vector<double> losses;
   for (int i = 1; i <= 1000; ++i) {
-    const KRef r = Call("withscope", List({trainstep.share(), q.share(), l.share(), o.share(), x.share(), y.share()}));
+    const KRef r =
+        Call("withscope",
+             List({trainstep.share(), q.share(), l.share(), o.share(), x.share(), y.share()}));
     if (i % 100 == 0) losses.push_back(Number(r));
   }
   EXPECT_EQ(LivePointers(), before);  // each step's output and loss died with its scope
@@ -148,14 +156,18 @@ TEST_F(PluginExamplesTest, MnistLogisticScript) {
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.5)}));
   KRef l = Call("loss", "`ce");
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
-  // q)train(m;`batchsize`shuffle`metrics;(1000;1b;`loss))   test(m;`batchsize`metrics;(1000;`accuracy))
-  Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle", "metrics"}), Q("(1000;1b;`loss)").share()}));
-  Call("test", List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(1000;`accuracy)").share()}));
+  // q)train(m;`batchsize`shuffle`metrics;(1000;1b;`loss))
+  // test(m;`batchsize`metrics;(1000;`accuracy))
+  Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle", "metrics"}),
+                      Q("(1000;1b;`loss)").share()}));
+  Call("test",
+       List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(1000;`accuracy)").share()}));
   // q)b:train(m;d 0;d 1)   test(m;D 0;D 1)
   EXPECT_EQ(S1(Call("train", List({m.share(), Item(d, 0).share(), Item(d, 1).share()}))), "3");
   EXPECT_EQ(S1(Call("test", List({m.share(), Item(D, 0).share(), Item(D, 1).share()}))), "1");
   // q)epoch:{[i] s:.z.p; r:run m; -1 "epoch ",..; r}   withscope[epoch]each 1+til epochs
-  KRef epoch(khost::Function(1, [&](const std::vector<kabi::K>&) -> kabi::K { return Call("run", m).release(); }));
+  KRef epoch(khost::Function(
+      1, [&](const std::vector<kabi::K>&) -> kabi::K { return Call("run", m).release(); }));
   std::vector<double> losses;
   for (std::int64_t i = 1; i <= epochs; ++i) {
     losses.push_back(Number(Call("withscope", List({epoch.share(), kq::Long(i)}))));
@@ -174,7 +186,8 @@ TEST_F(PluginExamplesTest, MnistLogisticScript) {
 // rendezvous), with n:3000 training rows, N:1000 test rows and 5 epochs.
 TEST_F(PluginExamplesTest, DistributedMnistScript) {
   constexpr std::int64_t n = 3000, N = 1000, epochs = 5;
-  const std::string rendezvous = absl::StrFormat("%skscope_distributed_mnist_%d", ::testing::TempDir(), getpid());
+  const std::string rendezvous =
+      absl::StrFormat("%skscope_distributed_mnist_%d", ::testing::TempDir(), getpid());
   MnistData data = Mnist(n, N);
   // q)g:group(rank;world;rendezvous)
   KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(rendezvous)}));
@@ -187,13 +200,15 @@ TEST_F(PluginExamplesTest, DistributedMnistScript) {
   Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle", "shuffleseed", "metrics"}),
                       Q("(500;1b;7;`loss`grouploss)").share()}));
   // q)test(m;`batchsize`metrics;(500;`groupaccuracy))
-  Call("test", List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(500;`groupaccuracy)").share()}));
+  Call("test",
+       List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(500;`groupaccuracy)").share()}));
   // q)train(m;d 0;d 1)   test(m;D 0;D 1)   distribute(m;g)
   Call("train", List({m.share(), Item(data.d, 0).share(), Item(data.d, 1).share()}));
   Call("test", List({m.share(), Item(data.D, 0).share(), Item(data.D, 1).share()}));
   Call("distribute", List({m.share(), g.share()}));
   // q)epoch:{[i] r:run m; -1 ..; r}   withscope[epoch]each 1+til epochs
-  KRef epoch(khost::Function(1, [&](const std::vector<kabi::K>&) -> kabi::K { return Call("run", m).release(); }));
+  KRef epoch(khost::Function(
+      1, [&](const std::vector<kabi::K>&) -> kabi::K { return Call("run", m).release(); }));
   std::vector<double> losses;
   for (std::int64_t i = 1; i <= epochs; ++i) {
     const KRef r = Call("withscope", List({epoch.share(), kq::Long(i)}));
@@ -211,8 +226,8 @@ TEST_F(PluginExamplesTest, DistributedMnistScript) {
   EXPECT_EQ(S1(Call("dict", p)), S1(w));
   Call("free", List({p.share(), module.share()}));
   // q)free(m;g;means;d 0;d 1;D 0;D 1)   if[count obj[]; ..]   if[not same; ..]   if[not a>90; ..]
-  Call("free", List({m.share(), g.share(), data.means.share(), Item(data.d, 0).share(), Item(data.d, 1).share(),
-                     Item(data.D, 0).share(), Item(data.D, 1).share()}));
+  Call("free", List({m.share(), g.share(), data.means.share(), Item(data.d, 0).share(),
+                     Item(data.d, 1).share(), Item(data.D, 0).share(), Item(data.D, 1).share()}));
   EXPECT_EQ(LivePointers(), 0);
   EXPECT_GT(a, 90);
   std::remove(rendezvous.c_str());
@@ -232,11 +247,13 @@ TEST_F(PluginExamplesTest, LbfgsScript) {
   KRef x(kq::List(features)), y(kq::List(targets));
   // q)q:module enlist(`linear;2;1)   m:model(q;loss`mse;opt(`lbfgs;q;1.0;`search;`strong_wolfe))
   KRef q = Call("module", List({Q("(`linear;2;1)").share()}));
-  KRef o = Call("opt", List({kq::Sym("lbfgs"), q.share(), kq::Float(1.0), kq::Sym("search"), kq::Sym("strong_wolfe")}));
+  KRef o = Call("opt", List({kq::Sym("lbfgs"), q.share(), kq::Float(1.0), kq::Sym("search"),
+                             kq::Sym("strong_wolfe")}));
   KRef l = Call("loss", "`mse");
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
   // q)train(m;x;y)
-  EXPECT_EQ(S1(Call("train", List({m.share(), x.share(), y.share()}))), "4");  // batches of 32; backstep takes all
+  EXPECT_EQ(S1(Call("train", List({m.share(), x.share(), y.share()}))),
+            "4");  // batches of 32; backstep takes all
   // q){-1 "backstep ",(string x),"  loss ",string backstep m} each 1+til 5
   std::vector<double> losses;
   for (int i = 1; i <= 5; ++i) losses.push_back(Number(Call("backstep", m)));

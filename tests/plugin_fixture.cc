@@ -103,7 +103,8 @@ KRef SpiralPoints(const KRef& noise, int n, int k) {
     const double* e = kabi::Floats(kabi::Items(noise.get())[c]);
     for (int i = 0; i < n; ++i) {
       const double r = static_cast<double>(i) / (n - 1), angle = .2 * e[i] + 4 * r + 4 * c;
-      rows.push_back(kq::Reals({static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
+      rows.push_back(kq::Reals(
+          {static_cast<float>(r * std::sin(angle)), static_cast<float>(r * std::cos(angle))}));
     }
   }
   return KRef(kq::List(rows));

@@ -63,7 +63,9 @@ class PluginTest : public ::testing::Test {
   KRef Use(const KRef& a, const KRef& b);
   // name arg: expects failure, returns q's error text.
   std::string Error(absl::string_view name, const KRef& arg);
-  std::string Error(absl::string_view name, absl::string_view literal) { return Error(name, Q(literal)); }
+  std::string Error(absl::string_view name, absl::string_view literal) {
+    return Error(name, Q(literal));
+  }
   // name each x, collected into a general list (as q's each does for non-uniform results).
   KRef Each(absl::string_view name, const std::vector<const KRef*>& items);
 

@@ -1,7 +1,8 @@
 // help, setting, seed, cudadevices, cudadevice, sync, config and version through the plugin
-// (q/env/help_fns.cc, q/env/setting_fns.cc, q/env/environment_fns.cc), with the errors of bad arguments
-// (which change nothing). The plugin test binary has no libtorch of its own: settings are read
-// back through the plugin (tests/environment_test.cc checks the api against libtorch directly).
+// (q/env/help_fns.cc, q/env/setting_fns.cc, q/env/environment_fns.cc), with the errors of bad
+// arguments (which change nothing). The plugin test binary has no libtorch of its own: settings are
+// read back through the plugin (tests/environment_test.cc checks the api against libtorch
+// directly).
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -19,7 +20,10 @@ using PluginEnvironmentTest = PluginTest;
 
 TEST_F(PluginHelpTest, Topics) {
   KRef topics = Call("help");
-  EXPECT_THAT(S1(topics), StartsWith("`backward`dtype`ktype`loss`module`optimizer`tensor!(\"backward calculation modes\";"));
+  EXPECT_THAT(
+      S1(topics),
+      StartsWith(
+          "`backward`dtype`ktype`loss`module`optimizer`tensor!(\"backward calculation modes\";"));
   EXPECT_EQ(S1(Call("help", "()")), S1(topics));
 }
 
@@ -27,11 +31,12 @@ TEST_F(PluginHelpTest, BackwardModesAsSeed004) {
   // q)help`backward
   // mode retain create description ..
   // free 0 0 "free graph, no higher order derivatives" ..
-  EXPECT_EQ(S1(Call("help", "`backward")),
-            "+`mode`retain`create`description!(`free`retain`create`createfree;0110b;0011b;"
-            "(\"free graph, no higher order derivatives\";\"retain graph, no higher order derivatives\";"
-            "\"retain graph, create graph for higher order derivatives\";"
-            "\"free graph & create graph for higher order derivatives\"))");
+  EXPECT_EQ(
+      S1(Call("help", "`backward")),
+      "+`mode`retain`create`description!(`free`retain`create`createfree;0110b;0011b;"
+      "(\"free graph, no higher order derivatives\";\"retain graph, no higher order derivatives\";"
+      "\"retain graph, create graph for higher order derivatives\";"
+      "\"free graph & create graph for higher order derivatives\"))");
 }
 
 TEST_F(PluginHelpTest, KindTablesAndDefaults) {
@@ -42,38 +47,48 @@ TEST_F(PluginHelpTest, KindTablesAndDefaults) {
   KRef losses = Call("help", "`loss");
   EXPECT_EQ(At(kabi::TableDict(losses.get()), "loss")->n, 21);
   KRef optimizers = Call("help", "`optimizer");
-  EXPECT_EQ(S1(At(kabi::TableDict(optimizers.get()), "optimizer")), "`sgd`adam`adamw`adagrad`rmsprop`lbfgs`lamb");
+  EXPECT_EQ(S1(At(kabi::TableDict(optimizers.get()), "optimizer")),
+            "`sgd`adam`adamw`adagrad`rmsprop`lbfgs`lamb");
   // defaults of one kind: required options are null
   EXPECT_EQ(S1(Call("help", "`linear")), "`in`out`bias!(::;::;1b)");
   EXPECT_EQ(S1(Call("help", "`ce")), "`weight`ignore`smoothing`reduce!(::;-100;0f;`mean)");
   EXPECT_THAT(S1(Call("help", "`adamw")), HasSubstr("0.01"));
   // ktorch's dictionaries
-  EXPECT_EQ(S1(Call("help", "`dtype")), "`float`double`half`bool`byte`char`long`int`short`chalf`cfloat`cdouble!\"efebxcjiheef\"");
+  EXPECT_EQ(
+      S1(Call("help", "`dtype")),
+      "`float`double`half`bool`byte`char`long`int`short`chalf`cfloat`cdouble!\"efebxcjiheef\"");
   EXPECT_EQ(S1(Call("help", "`ktype")), "\"efebxcji\"!`float`double`half`bool`byte`char`long`int");
   // the cpu, then each CUDA device
   std::string devices = "`cpu";
   const std::int64_t cuda_devices = Call("cudadevices")->j;
   for (std::int64_t i = 0; i < cuda_devices; ++i) devices += "`cuda:" + std::to_string(i);
-  EXPECT_EQ(S1(Call("help", "`device")), "+(,`device)!," + std::string(cuda_devices == 0 ? "," : "") + devices);
-  EXPECT_EQ(S1(Call("help", "`tensor")), "`device`dtype`layout`gradient`pin`memory!`cpu`float`strided`nograd`unpinned`contiguous");
+  EXPECT_EQ(S1(Call("help", "`device")),
+            "+(,`device)!," + std::string(cuda_devices == 0 ? "," : "") + devices);
+  EXPECT_EQ(
+      S1(Call("help", "`tensor")),
+      "`device`dtype`layout`gradient`pin`memory!`cpu`float`strided`nograd`unpinned`contiguous");
 }
 
 TEST_F(PluginHelpTest, HelpOfAPointerAndErrors) {
   KRef q = Call("module", "(`linear;2;3)");
   EXPECT_EQ(S1(Call("help", q)), "`in`out`bias!(::;::;1b)");
   KRef t = Call("tensor", "1 2");
-  EXPECT_EQ(Error("help", t), "help: expecting a topic, a kind, or a module, loss or optimizer, given tensor");
+  EXPECT_EQ(Error("help", t),
+            "help: expecting a topic, a kind, or a module, loss or optimizer, given tensor");
   EXPECT_EQ(Error("help", "`nope"), "help: unrecognized topic or kind `nope");
-  EXPECT_EQ(Error("help", "1 2"), "help: expecting a topic, a kind, or a module, loss or optimizer, given long list");
+  EXPECT_EQ(Error("help", "1 2"),
+            "help: expecting a topic, a kind, or a module, loss or optimizer, given long list");
   Call("free", List({q.share(), t.share()}));
 }
 
 TEST_F(PluginSettingTest, EveryKeyOfTheCatalogue) {
   KRef all = Call("setting");
-  EXPECT_EQ(khost::S1(kabi::DictKeys(all.get())),
-            "`mkl`openmp`threads`interopthreads`mps`cuda`magma`cudnn`cudnnversion`cudadevices`benchmark"
-            "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`scope");
-  for (const char* flag : {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "benchmark", "cudnndeterministic"}) {
+  EXPECT_EQ(
+      khost::S1(kabi::DictKeys(all.get())),
+      "`mkl`openmp`threads`interopthreads`mps`cuda`magma`cudnn`cudnnversion`cudadevices`benchmark"
+      "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`scope");
+  for (const char* flag :
+       {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "benchmark", "cudnndeterministic"}) {
     EXPECT_EQ(Call("setting", KRef(kq::Sym(flag)))->t, -kabi::kBoolean) << flag;
   }
   for (const char* count : {"threads", "interopthreads", "cudnnversion", "cudadevices"}) {
@@ -95,22 +110,27 @@ TEST_F(PluginSettingTest, WritableKeys) {
   Call("setting", List({kq::Sym("threads"), kq::Long(std::stoll(threads))}));
   EXPECT_EQ(S1(Call("setting", "`threads")), threads);
   const std::string interop = S1(Call("setting", "`interopthreads"));
-  Call("setting", List({kq::Sym("interopthreads"), kq::Long(std::stoll(interop))}));  // the current count
+  Call("setting",
+       List({kq::Sym("interopthreads"), kq::Long(std::stoll(interop))}));  // the current count
   EXPECT_EQ(S1(Call("setting", "`interopthreads")), interop);
-  for (const char* flag : {"benchmark", "cudnndeterministic", "stackframe", "alloptions", "complexfirst"}) {
+  for (const char* flag :
+       {"benchmark", "cudnndeterministic", "stackframe", "alloptions", "complexfirst"}) {
     const std::string before = S1(Call("setting", KRef(kq::Sym(flag))));
     Call("setting", List({kq::Sym(flag), kq::Bool(before == "0b")}));
     EXPECT_NE(S1(Call("setting", KRef(kq::Sym(flag)))), before) << flag;
-    EXPECT_EQ(Error("setting", List({kq::Sym(flag), kq::Long(1)})), "setting: arg[1] expected boolean, given long scalar");
+    EXPECT_EQ(Error("setting", List({kq::Sym(flag), kq::Long(1)})),
+              "setting: arg[1] expected boolean, given long scalar");
     Call("setting", List({kq::Sym(flag), kq::Bool(before == "1b")}));
     EXPECT_EQ(S1(Call("setting", KRef(kq::Sym(flag)))), before) << flag;
   }
   Call("setting", "(`deterministic;2)");
-  EXPECT_THAT(Error("setting", "(`deterministic;5)"), StartsWith("setting: deterministic expects 0 (off), 1 (on) or 2"));
+  EXPECT_THAT(Error("setting", "(`deterministic;5)"),
+              StartsWith("setting: deterministic expects 0 (off), 1 (on) or 2"));
   EXPECT_EQ(S1(Call("setting", "`deterministic")), "2");
   Call("setting", "(`deterministic;0)");
   EXPECT_EQ(S1(Call("setting", "`deterministic")), "0");
-  for (const char* read_only : {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "cudnnversion", "cudadevices"}) {
+  for (const char* read_only :
+       {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "cudnnversion", "cudadevices"}) {
     EXPECT_THAT(Error("setting", List({kq::Sym(read_only), kq::Bool(true)})),
                 StartsWith(absl::StrFormat("setting: `%s is read-only", read_only)));
   }
@@ -144,7 +164,7 @@ TEST_F(PluginEnvironmentTest, SeedForms) {
   Call("seed", "(`cpu;7)");
   KRef b = Call("tensor", "(`rand;,3)");
   EXPECT_EQ(S1(Call("tensor", a)), S1(Call("tensor", b)));
-  Call("seed", "0N");  // nondeterministic
+  Call("seed", "0N");                         // nondeterministic
   EXPECT_NE(S1(Call("seed", "`cpu")), "42");  // a fresh random seed (1 chance in 2^64 to be 42)
   Call("seed", "42");
   EXPECT_EQ(Error("seed", "`gpu"), "seed: unrecognized device `gpu, expecting cpu or cuda:N");
@@ -204,7 +224,8 @@ TEST_F(PluginEnvironmentTest, ConfigAndVersion) {
   KRef v = Call("version");
   ASSERT_EQ(v->t, -kabi::kFloat);
   EXPECT_DOUBLE_EQ(v->f, major + minor / 100.0 + patch / 10000.0);
-  EXPECT_EQ(Error("version", "1"), "version: unexpected arg(s), use version() for string, version[] for number");
+  EXPECT_EQ(Error("version", "1"),
+            "version: unexpected arg(s), use version() for string, version[] for number");
   EXPECT_EQ(Error("config", "`x"), "config: unrecognized arg(s) - symbol scalar");
 }
 

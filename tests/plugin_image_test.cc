@@ -1,8 +1,8 @@
 // png and makegrid through the plugin, as q calls them: png(`:file;img) with k bytes or a pointer
 // writes a file libpng reads back pixel for pixel and returns the file symbol; makegrid of k data
 // gives k data, of a pointer a pointer, laid out as torchvision's make_grid (a small grid written
-// out by hand; api/tensor/image.h's tests check the layout's formula cell by cell). Bad arguments give
-// errors naming the function and create nothing.
+// out by hand; api/tensor/image.h's tests check the layout's formula cell by cell). Bad arguments
+// give errors naming the function and create nothing.
 #include <cstdio>
 #include <string>
 
@@ -42,7 +42,8 @@ TEST_F(PluginImageTest, PngWritesKBytesAndPointers) {
   EXPECT_EQ(p.channels, 2);
   EXPECT_EQ(p.height, 2);
   EXPECT_EQ(p.width, 3);
-  EXPECT_THAT(p.hwc, ElementsAre(0x00, 0xff, 0x01, 0x10, 0x02, 0x20, 0x03, 0x30, 0x04, 0x40, 0x05, 0x50));
+  EXPECT_THAT(p.hwc,
+              ElementsAre(0x00, 0xff, 0x01, 0x10, 0x02, 0x20, 0x03, 0x30, 0x04, 0x40, 0x05, 0x50));
 
   KRef t = Call("tensor", img);
   const std::string pointer_file = File("pointer.png");
@@ -56,7 +57,8 @@ TEST_F(PluginImageTest, PngWritesKBytesAndPointers) {
 TEST_F(PluginImageTest, PngErrorsNameTheFunction) {
   const std::string file = File("bad.png");
   EXPECT_EQ(Error("png", List({kq::Sym(file), Q("enlist(1 2e;3 4e)").share()})),
-            "png: expects a C x H x W byte image with 1-4 channels (gray, gray+alpha, rgb, rgba), given float "
+            "png: expects a C x H x W byte image with 1-4 channels (gray, gray+alpha, rgb, rgba), "
+            "given float "
             "tensor of size 1 2 2");
   EXPECT_THAT(Error("png", List({Q("\"file.png\"").share(), Q("enlist enlist 0x01").share()})),
               HasSubstr("png: arg[0] expected symbol"));
@@ -72,10 +74,12 @@ TEST_F(PluginImageTest, MakegridOfKDataAndPointers) {
   EXPECT_EQ(S1(Call("makegrid", "((enlist ,1;enlist ,2;enlist ,3);2;0N;1;9)")), S1(Q(expected)));
   EXPECT_EQ(S1(Call("makegrid", "((enlist ,1;enlist ,2;enlist ,3);0N;2;1;9)")), S1(Q(expected)));
   KRef t = Call("tensor", "(enlist ,1;enlist ,2;enlist ,3)");
-  KRef grid = Call("makegrid", List({t.share(), kq::Long(2), kq::Long(2), kq::Long(1), kq::Long(9)}));
+  KRef grid =
+      Call("makegrid", List({t.share(), kq::Long(2), kq::Long(2), kq::Long(1), kq::Long(9)}));
   EXPECT_EQ(S1(Call("tensor", grid)), S1(Q(expected)));
   // defaults: pad 2 of 0
-  const std::string padded = "(0 0 0 0 0 0 0 0;0 0 0 0 0 0 0 0;0 0 1 0 0 2 0 0;0 0 0 0 0 0 0 0;0 0 0 0 0 0 0 0)";
+  const std::string padded =
+      "(0 0 0 0 0 0 0 0;0 0 0 0 0 0 0 0;0 0 1 0 0 2 0 0;0 0 0 0 0 0 0 0;0 0 0 0 0 0 0 0)";
   EXPECT_EQ(S1(Call("makegrid", List({Q("(enlist ,1;enlist ,2)").share(), kq::Long(1)}))),
             S1(Q("(" + padded + ";" + padded + ";" + padded + ")")));
   Call("free", List({t.share(), grid.share()}));
@@ -85,9 +89,11 @@ TEST_F(PluginImageTest, MakegridErrorsNameTheFunction) {
   KRef t = Call("tensor", "(enlist ,1;enlist ,2;enlist ,3)");
   EXPECT_EQ(Error("makegrid", List({t.share(), kq::Long(1), kq::Long(2)})),
             "makegrid: 1 rows x 2 cols hold 2 images, given 3");
-  EXPECT_THAT(Error("makegrid", List({t.share(), kq::Sym("a")})), HasSubstr("makegrid: arg[1] expected long"));
-  EXPECT_THAT(Error("makegrid", List({t.share(), kq::Long(2), kq::Long(2), kq::Long(1), kq::Sym("a")})),
-              HasSubstr("makegrid: arg[4] expected number"));
+  EXPECT_THAT(Error("makegrid", List({t.share(), kq::Sym("a")})),
+              HasSubstr("makegrid: arg[1] expected long"));
+  EXPECT_THAT(
+      Error("makegrid", List({t.share(), kq::Long(2), kq::Long(2), kq::Long(1), kq::Sym("a")})),
+      HasSubstr("makegrid: arg[4] expected number"));
   EXPECT_THAT(Error("makegrid", t), HasSubstr("makegrid: unrecognized arg(s)"));
   EXPECT_EQ(S1(Call("tensor", t)), S1(Q("(enlist ,1;enlist ,2;enlist ,3)")));
   Call("free", t);

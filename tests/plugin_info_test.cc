@@ -1,6 +1,6 @@
-// The tensor information functions of group A through the plugin (q/tensor/info_fns.cc), for a tensor
-// (atom), a vector (list) and a dictionary (k dictionary), with the errors of bad arguments. The
-// plugin test binary has no libtorch of its own: expected values are libtorch's results for the
+// The tensor information functions of group A through the plugin (q/tensor/info_fns.cc), for a
+// tensor (atom), a vector (list) and a dictionary (k dictionary), with the errors of bad arguments.
+// The plugin test binary has no libtorch of its own: expected values are libtorch's results for the
 // same calls (tests/environment_test.cc checks the api against libtorch directly).
 #include "tests/plugin_fixture.h"
 
@@ -48,7 +48,8 @@ TEST_F(PluginInfoTest, AttributesOfAViewMatchLibtorch) {
 }
 
 TEST_F(PluginInfoTest, GradientAndGradfn) {
-  // q)x:tensor(1 2 3e;`grad)  y:mul(x;x)  gradient each(x;y) -> `grad`grad  gradfn y -> `MulBackward0
+  // q)x:tensor(1 2 3e;`grad)  y:mul(x;x)  gradient each(x;y) -> `grad`grad  gradfn y ->
+  // `MulBackward0
   KRef x = Call("tensor", "(1 2 3e;`grad)");
   KRef y = Call("mul", List({x.share(), x.share()}));
   EXPECT_EQ(S1(Call("gradient", x)), "`grad");
@@ -92,12 +93,17 @@ TEST_F(PluginInfoTest, VectorsAndDictionariesPerElement) {
 }
 
 TEST_F(PluginInfoTest, Options) {
-  EXPECT_EQ(S1(Call("options")), "`device`dtype`layout`gradient`pin`memory!`cpu`float`strided`nograd`unpinned`contiguous");
+  EXPECT_EQ(
+      S1(Call("options")),
+      "`device`dtype`layout`gradient`pin`memory!`cpu`float`strided`nograd`unpinned`contiguous");
   KRef t = Call("tensor", "(1 2f;`grad)");
-  EXPECT_EQ(S1(Call("options", t)), "`device`dtype`layout`gradient`pin`memory!`cpu`double`strided`grad`unpinned`contiguous");
+  EXPECT_EQ(
+      S1(Call("options", t)),
+      "`device`dtype`layout`gradient`pin`memory!`cpu`double`strided`grad`unpinned`contiguous");
   KRef v = Call("vector", "(1 2e;1 2)");
   EXPECT_EQ(S1(Call("options", v)),
-            "+`device`dtype`layout`gradient`pin`memory!(`cpu`cpu;`float`long;`strided`strided;`nograd`nograd;"
+            "+`device`dtype`layout`gradient`pin`memory!(`cpu`cpu;`float`long;`strided`strided;`"
+            "nograd`nograd;"
             "`unpinned`unpinned;`contiguous`contiguous)");
   KRef d = Call("dict", "`a`b!(1 2e;1 2)");
   EXPECT_THAT(S1(Call("options", d)), ::testing::StartsWith("`a`b!+`device`dtype"));
@@ -106,13 +112,16 @@ TEST_F(PluginInfoTest, Options) {
   KRef l = Call("loss", "`ce");
   EXPECT_EQ(S1(Call("options", l)), "`weight`ignore`smoothing`reduce!(::;-100;0f;`mean)");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share()}));
-  EXPECT_THAT(S1(Call("options", o)), ::testing::StartsWith("+`lr`momentum`dampening`decay`nesterov!(,0.01;"));
+  EXPECT_THAT(S1(Call("options", o)),
+              ::testing::StartsWith("+`lr`momentum`dampening`decay`nesterov!(,0.01;"));
   KRef empty = Call("opt", "`adam");  // no parameters yet: the defaults as one row
-  EXPECT_THAT(S1(Call("options", empty)), ::testing::StartsWith("+`lr`beta1`beta2`eps`decay`amsgrad!(,0.001;"));
+  EXPECT_THAT(S1(Call("options", empty)),
+              ::testing::StartsWith("+`lr`beta1`beta2`eps`decay`amsgrad!(,0.001;"));
   Call("free", empty);
   EXPECT_EQ(S1(Call("options", "`linear")), "`in`out`bias!(::;::;1b)");
   EXPECT_EQ(Error("options", "`nope"), "help: unrecognized topic or kind `nope");
-  EXPECT_EQ(Error("options", "1 2"), "options: unrecognized arg(s), expecting empty arg, name or object, given long list");
+  EXPECT_EQ(Error("options", "1 2"),
+            "options: unrecognized arg(s), expecting empty arg, name or object, given long list");
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
   EXPECT_EQ(Error("options", m), "options: not implemented for models");
   Call("free", List({t.share(), v.share(), d.share(), m.share()}));
@@ -128,7 +137,8 @@ TEST_F(PluginInfoTest, ObjtypeSameAlias) {
   EXPECT_EQ(S1(Call("alias", List({t.share(), n.share()}))), "1b");
   EXPECT_EQ(S1(Call("alias", List({t.share(), other.share()}))), "0b");
   EXPECT_EQ(Error("same", t), "same: expecting two tensors, given tensor");
-  EXPECT_EQ(Error("alias", List({t.share(), kq::Long(1)})), "alias: expecting two tensors, given general list");
+  EXPECT_EQ(Error("alias", List({t.share(), kq::Long(1)})),
+            "alias: expecting two tensors, given general list");
   KRef q = Call("module", "(`linear;2;3)");
   KRef l = Call("loss", "`mse");
   KRef o = Call("opt", "`adamw");
@@ -137,9 +147,11 @@ TEST_F(PluginInfoTest, ObjtypeSameAlias) {
   EXPECT_EQ(S1(Call("objtype", l)), "`mse");
   EXPECT_EQ(S1(Call("objtype", o)), "`adamw");
   EXPECT_EQ(Error("objtype", "1"),
-            "objtype: requires an allocated torch object, e.g. module, loss or optimizer, given long scalar");
+            "objtype: requires an allocated torch object, e.g. module, loss or optimizer, given "
+            "long scalar");
   EXPECT_EQ(Error("same", List({q.share(), t.share()})), "same: expected tensor, given module");
-  Call("free", List({t.share(), u.share(), n.share(), other.share(), q.share(), l.share(), o.share()}));
+  Call("free",
+       List({t.share(), u.share(), n.share(), other.share(), q.share(), l.share(), o.share()}));
 }
 
 TEST_F(PluginInfoTest, InfoAndDetail) {
@@ -149,7 +161,8 @@ TEST_F(PluginInfoTest, InfoAndDetail) {
   EXPECT_EQ(S1(At(i, "size")), ",3");
   // ktorch's keys, in its order
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(i.get())))),
-            "`defined`device`dtype`layout`gradient`pin`memory`leaf`gradfn`dim`sparsedim`size`stride`numel`itemsize"
+            "`defined`device`dtype`layout`gradient`pin`memory`leaf`gradfn`dim`sparsedim`size`"
+            "stride`numel`itemsize"
             "`contiguous`coalesced`offset`ptr`ref");
   EXPECT_EQ(S1(At(i, "pin")), "`unpinned");
   EXPECT_EQ(S1(At(i, "memory")), "`contiguous");
@@ -177,14 +190,16 @@ TEST_F(PluginInfoTest, BadArgumentsNameTheFunction) {
   KRef q = Call("module", "(`linear;2;3)");
   KRef l = Call("loss", "`mse");
   // (dtype, ktype and gradient answer per parameter for modules and losses, as in ktorch)
-  for (const char* fn : {"stride", "dim", "numel", "itemsize", "offset", "sptr", "sref", "weakref", "layout",
-                         "memory", "gradfn", "defined", "coalesced", "contiguous", "leaf", "pinned", "sparseflag"}) {
+  for (const char* fn :
+       {"stride", "dim", "numel", "itemsize", "offset", "sptr", "sref", "weakref", "layout",
+        "memory", "gradfn", "defined", "coalesced", "contiguous", "leaf", "pinned", "sparseflag"}) {
     EXPECT_EQ(Error(fn, q), std::string(fn) + ": not implemented for modules");
     EXPECT_EQ(Error(fn, l), std::string(fn) + ": not implemented for loss modules");
   }
   KRef t = Call("tensor", "1 2");
-  EXPECT_EQ(Error("contiguous", List({t.share(), kq::Sym("rows")})),
-            "contiguous: unrecognized memory format `rows, expecting contiguous, channel2d or channel3d");
+  EXPECT_EQ(
+      Error("contiguous", List({t.share(), kq::Sym("rows")})),
+      "contiguous: unrecognized memory format `rows, expecting contiguous, channel2d or channel3d");
   EXPECT_EQ(S1(Call("contiguous", t)), "1b");
   Call("free", List({t.share(), q.share(), l.share()}));
   EXPECT_EQ(Error("dim", t), "stale pointer");

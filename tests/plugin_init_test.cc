@@ -3,8 +3,8 @@
 // index/key, module parameters and buffers by name, and gain. The random forms are checked
 // against the draw they make from the same seed (knormal/xnormal are randn scaled by the std
 // libtorch's formula gives for the options, kuniform/xuniform rand mapped onto [-bound, bound]),
-// so each option is seen to reach libtorch; api/nn/init.h's own tests compare with libtorch's calls.
-// Bad arguments of each form give the function's error and change no value.
+// so each option is seen to reach libtorch; api/nn/init.h's own tests compare with libtorch's
+// calls. Bad arguments of each form give the function's error and change no value.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -30,9 +30,11 @@ class PluginInitTest : public PluginTest {
     return v;
   }
   // Expects got[i] = scale * drawn[i] + shift for all i.
-  void ExpectScaled(const std::vector<float>& got, const std::vector<float>& drawn, double scale, double shift) {
+  void ExpectScaled(const std::vector<float>& got, const std::vector<float>& drawn, double scale,
+                    double shift) {
     ASSERT_EQ(got.size(), drawn.size());
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], scale * drawn[i] + shift, 1e-5) << i;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], scale * drawn[i] + shift, 1e-5) << i;
   }
   // fn t or fn(t;options..) on a new 6x4 tensor t from seed 5 (returning null): t's values.
   std::vector<float> Init6x4(const char* fn, std::vector<kabi::K> options) {
@@ -68,9 +70,11 @@ TEST_F(PluginInitTest, ConstantFormsOnPointersAndData) {
   EXPECT_THAT(Values(t), ElementsAre(1, 0, 0, 0, 1, 0));
   KRef c = Call("tensor", "(`randn;4 2 3)");
   EXPECT_EQ(S1(Call("dirac", List({c.share(), kq::Long(2)}))), "::");
-  EXPECT_THAT(Values(c), ElementsAre(0, 1, 0, 0, 0, 0,  0, 0, 0, 0, 1, 0,  0, 1, 0, 0, 0, 0,  0, 0, 0, 0, 1, 0));
+  EXPECT_THAT(Values(c),
+              ElementsAre(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0));
   Call("dirac", c);
-  EXPECT_THAT(Values(c), ElementsAre(0, 1, 0, 0, 0, 0,  0, 0, 0, 0, 1, 0,  0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0));
+  EXPECT_THAT(Values(c),
+              ElementsAre(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
   Call("free", List({t.share(), c.share()}));
 
   EXPECT_EQ(S1(Call("zeros", "1 2 3e")), "0 0 0e");
@@ -91,7 +95,8 @@ TEST_F(PluginInitTest, KaimingOptionsInAnyOrderReachLibtorch) {
   const double tanh_bound = 5.0 / 3 * std::sqrt(3.0 / fan_in);
   ExpectScaled(Init6x4("kuniform", {kq::Sym("tanh")}), u, 2 * tanh_bound, -tanh_bound);
   const double fanout_bound = std::sqrt(2.0) * std::sqrt(3.0 / fan_out);
-  ExpectScaled(Init6x4("kuniform", {kq::Sym("fanout"), kq::Long(0)}), u, 2 * fanout_bound, -fanout_bound);
+  ExpectScaled(Init6x4("kuniform", {kq::Sym("fanout"), kq::Long(0)}), u, 2 * fanout_bound,
+               -fanout_bound);
 }
 
 TEST_F(PluginInitTest, XavierOrthogonalAndSparse) {
@@ -175,7 +180,9 @@ TEST_F(PluginInitTest, ModuleParametersAndBuffersByName) {
   EXPECT_EQ(ParmValues(q, "bias"), "0 0 0 0 0 0e");
   const std::vector<float> z = Draw("randn", "6 4");
   Call("seed", "5");
-  EXPECT_EQ(S1(Call("knormal", List({q.share(), kq::Sym("weight"), kq::Sym("relu"), kq::Sym("fanout")}))), "::");
+  EXPECT_EQ(
+      S1(Call("knormal", List({q.share(), kq::Sym("weight"), kq::Sym("relu"), kq::Sym("fanout")}))),
+      "::");
   KRef w = Call("parm", List({q.share(), kq::Sym("weight")}));
   ExpectScaled(Values(w), z, std::sqrt(2.0) / std::sqrt(6.0), 0);
   EXPECT_EQ(S1(Call("gradflag", w)), "1b");
@@ -195,7 +202,8 @@ TEST_F(PluginInitTest, Gain) {
   EXPECT_EQ(S1(Call("gain", "`tanh")), S1(KRef(kq::Float(5.0 / 3))));
   EXPECT_EQ(S1(Call("gain", "(`leakyrelu;.2)")), S1(KRef(kq::Float(std::sqrt(2.0 / 1.04)))));
   EXPECT_EQ(S1(Call("gain", "`linear")), "1f");
-  EXPECT_THAT(Error("gain", "`softmax"), HasSubstr("gain: unknown nonlinearity `softmax, expected one of linear"));
+  EXPECT_THAT(Error("gain", "`softmax"),
+              HasSubstr("gain: unknown nonlinearity `softmax, expected one of linear"));
   EXPECT_THAT(Error("gain", "1"), HasSubstr("gain: arg[0] expected symbol"));
 }
 
@@ -206,8 +214,8 @@ TEST_F(PluginInitTest, BadArgumentsOfEachFormChangeNothing) {
   KRef q = Call("module", "enlist(`linear;2;3)");
   KRef loss = Call("loss", "`mse");
   auto snapshot = [&] {
-    return S1(Call("tensor", t)) + S1(Call("vector", v)) + S1(Call("dict", d)) + ParmValues(q, "weight") +
-           ParmValues(q, "bias");
+    return S1(Call("tensor", t)) + S1(Call("vector", v)) + S1(Call("dict", d)) +
+           ParmValues(q, "weight") + ParmValues(q, "bias");
   };
   const std::string before = snapshot();
   struct Bad {
@@ -216,14 +224,20 @@ TEST_F(PluginInitTest, BadArgumentsOfEachFormChangeNothing) {
     const char* error;
   };
   std::vector<Bad> calls;
-  auto bad = [&](const char* fn, KRef arg, const char* error) { calls.push_back(Bad{fn, std::move(arg), error}); };
+  auto bad = [&](const char* fn, KRef arg, const char* error) {
+    calls.push_back(Bad{fn, std::move(arg), error});
+  };
   bad("knormal", KRef(q.share()), "knormal: parameter `bias has 1 dimension, expected 2 or more");
-  bad("kuniform", List({t.share(), kq::Sym("fanin"), kq::Sym("fanout")}), "kuniform: fan mode given more than once");
-  bad("knormal", List({t.share(), kq::Float(1), kq::Float(2)}), "knormal: slope given more than once");
+  bad("kuniform", List({t.share(), kq::Sym("fanin"), kq::Sym("fanout")}),
+      "kuniform: fan mode given more than once");
+  bad("knormal", List({t.share(), kq::Float(1), kq::Float(2)}),
+      "knormal: slope given more than once");
   bad("knormal", List({t.share(), kq::Sym("softmax")}), "knormal: unknown nonlinearity `softmax");
-  bad("fill", List({v.share(), kq::Long(5), kq::Long(1)}), "fill: vector index 5 out of range for 2 tensor(s)");
+  bad("fill", List({v.share(), kq::Long(5), kq::Long(1)}),
+      "fill: vector index 5 out of range for 2 tensor(s)");
   bad("eye", List({d.share(), kq::Syms({"a", "z"})}), "eye: no key `z in dictionary");
-  bad("fill", List({q.share(), kq::Sym("w"), kq::Long(0)}), "fill: no parameter or buffer `w in linear module");
+  bad("fill", List({q.share(), kq::Sym("w"), kq::Long(0)}),
+      "fill: no parameter or buffer `w in linear module");
   bad("fill", KRef(t.share()), "fill: unrecognized arg(s)");
   bad("zeros", List({t.share(), kq::Long(1), kq::Long(2)}), "zeros: unrecognized arg(s)");
   bad("dirac", List({t.share(), kq::Sym("x")}), "dirac: arg[1] expected long");
@@ -231,7 +245,8 @@ TEST_F(PluginInitTest, BadArgumentsOfEachFormChangeNothing) {
   bad("xnormal", List({t.share(), kq::Sym("x")}), "xnormal: arg[1] expected number");
   bad("snormal", List({t.share(), kq::Float(2)}), "snormal: sparsity 2 is outside 0-1");
   bad("orthogonal", KRef(v.share()), "orthogonal: vector[0] has 1 dimension, expected 2 or more");
-  bad("zeros", KRef(loss.share()), "zeros: expected tensor, vector, dictionary, module or model, given loss");
+  bad("zeros", KRef(loss.share()),
+      "zeros: expected tensor, vector, dictionary, module or model, given loss");
   bad("xuniform", List({Q("1 2 3").share(), kq::Float(1)}), "xuniform: tensor has 1 dimension");
   for (const Bad& b : calls) {
     EXPECT_THAT(Error(b.fn, b.arg), HasSubstr(b.error));

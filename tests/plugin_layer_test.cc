@@ -30,7 +30,8 @@ TEST_F(PluginLayerTest, ConvTransposeQueriedAndRunOnAKArray) {
   KRef q = Call("module", "(`convtranspose2d;3;4;2)");
   // per-dimension options echo one number when every dimension has it, as ktorch's do
   EXPECT_EQ(S1(Call("module", q)),
-            "`depth`module`name`options!(0;`convtranspose2d;`;`in`out`size`stride`pad`outpad`groups`bias`dilate`padmode!"
+            "`depth`module`name`options!(0;`convtranspose2d;`;`in`out`size`stride`pad`outpad`"
+            "groups`bias`dilate`padmode!"
             "(3;4;2;1;0;0;1;1b;1;`zeros))");
   KRef x = Q("enlist((1 2e;3 4e);(5 -6e;7 8e);(-1 0e;2 -3e))");  // 1 x 3 x 2 x 2
   const std::vector<float> in = Reals(x);
@@ -45,14 +46,16 @@ TEST_F(PluginLayerTest, ConvTransposeQueriedAndRunOnAKArray) {
         for (int j = 0; j < 2; ++j) {
           for (int a = 0; a < 2; ++a) {
             for (int d = 0; d < 2; ++d) {
-              expected[o * 9 + (i + a) * 3 + j + d] += in[c * 4 + i * 2 + j] * w[((c * 4 + o) * 2 + a) * 2 + d];
+              expected[o * 9 + (i + a) * 3 + j + d] +=
+                  in[c * 4 + i * 2 + j] * w[((c * 4 + o) * 2 + a) * 2 + d];
             }
           }
         }
       }
     }
   }
-  KRef y = Call("return", Call("forward", List({q.share(), x.share()})));  // a pointer, as in ktorch
+  KRef y =
+      Call("return", Call("forward", List({q.share(), x.share()})));  // a pointer, as in ktorch
   EXPECT_THAT(Reals(y), Pointwise(FloatNear(1e-5), expected));
   Call("free", q);
 }
@@ -60,7 +63,8 @@ TEST_F(PluginLayerTest, ConvTransposeQueriedAndRunOnAKArray) {
 TEST_F(PluginLayerTest, BilinearForwardTakesTwoInputs) {
   // q)q:module(`bilinear;2;3;1)   forward(q;x;y)
   KRef q = Call("module", "(`bilinear;2;3;1)");
-  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`bilinear;`;`in1`in2`out`bias!(2;3;1;1b))");
+  EXPECT_EQ(S1(Call("module", q)),
+            "`depth`module`name`options!(0;`bilinear;`;`in1`in2`out`bias!(2;3;1;1b))");
   KRef x = Q("(1 2e;-3 0.5e)");
   KRef y = Q("(1 0 -1e;2 2 4e)");
   const std::vector<float> xs = Reals(x), ys = Reals(y), w = Parm(q, "weight"), b = Parm(q, "bias");
@@ -72,7 +76,8 @@ TEST_F(PluginLayerTest, BilinearForwardTakesTwoInputs) {
   }
   EXPECT_THAT(Reals(Call("return", Call("forward", List({q.share(), x.share(), y.share()})))),
               Pointwise(FloatNear(1e-5), expected));
-  EXPECT_EQ(Error("forward", List({q.share(), x.share()})), "forward: `bilinear expects 2 inputs, given 1");
+  EXPECT_EQ(Error("forward", List({q.share(), x.share()})),
+            "forward: `bilinear expects 2 inputs, given 1");
   Call("free", q);
 }
 
@@ -84,8 +89,9 @@ TEST_F(PluginLayerTest, DistancesOfTwoKArrays) {
   EXPECT_EQ(S1(Call("module", List({pairwise.share(), kq::Bool(false)}))),
             "`depth`module`name`options!(0;`pairwise;`;(,`p)!,1f)");
   // |x - y + eps| summed along the rows: 1 + 2 eps and 6 + 2 eps.
-  EXPECT_THAT(Reals(Call("return", Call("forward", List({pairwise.share(), x.share(), y.share()})))),
-              ElementsAre(FloatNear(1.000002f, 1e-5), FloatNear(6.000002f, 1e-5)));
+  EXPECT_THAT(
+      Reals(Call("return", Call("forward", List({pairwise.share(), x.share(), y.share()})))),
+      ElementsAre(FloatNear(1.000002f, 1e-5), FloatNear(6.000002f, 1e-5)));
   KRef similar = Call("module", "`similar");
   const float row1 = (3 * 1 + 5 * 1) / (std::sqrt(34.0f) * std::sqrt(2.0f));
   EXPECT_THAT(Reals(Call("return", Call("forward", List({similar.share(), x.share(), y.share()})))),
@@ -96,16 +102,20 @@ TEST_F(PluginLayerTest, DistancesOfTwoKArrays) {
 TEST_F(PluginLayerTest, NamedOptionsAndUpsampling) {
   // q)forward(module(`upsample;`scale;2 2f);x) repeats each value in both directions
   KRef q = Call("module", "(`upsample;`scale;2 2f)");
-  EXPECT_EQ(S1(Call("return", Call("forward", List({q.share(), Q("enlist enlist(1 2e;3 4e)").share()})))),
-            ",,(1 1 2 2e;1 1 2 2e;3 3 4 4e;3 3 4 4e)");
+  EXPECT_EQ(
+      S1(Call("return", Call("forward", List({q.share(), Q("enlist enlist(1 2e;3 4e)").share()})))),
+      ",,(1 1 2 2e;1 1 2 2e;3 3 4 4e;3 3 4 4e)");
   Call("free", q);
 }
 
 TEST_F(PluginLayerTest, BadOptionsNameTheKind) {
-  EXPECT_EQ(Error("module", "(`fmaxpool2d;2)"), "fmaxpool2d: expecting one of options `outsize and `ratio, given neither");
-  EXPECT_EQ(Error("module", "(`convtranspose2d;1;2;3;`padmode;`reflect)"),
-            "convtranspose2d: unsupported padmode `reflect, transposed convolutions only pad with zeros");
-  EXPECT_EQ(Error("module", "(`upsample;`scale;0f)"), "upsample: option `scale must be positive, given 0");
+  EXPECT_EQ(Error("module", "(`fmaxpool2d;2)"),
+            "fmaxpool2d: expecting one of options `outsize and `ratio, given neither");
+  EXPECT_EQ(
+      Error("module", "(`convtranspose2d;1;2;3;`padmode;`reflect)"),
+      "convtranspose2d: unsupported padmode `reflect, transposed convolutions only pad with zeros");
+  EXPECT_EQ(Error("module", "(`upsample;`scale;0f)"),
+            "upsample: option `scale must be positive, given 0");
   EXPECT_EQ(Error("module", "(`embedbag;10;3;`mode;`median)"),
             "embedbag: unrecognized mode `median, expecting mean, sum or max");
   EXPECT_EQ(Error("module", "(`pad2d;1)"), "pad2d: option `value required");

@@ -26,8 +26,8 @@ TEST_F(PluginLossTest, CtcObjectReadsItsFourthTensor) {
   KRef z = Call("loss", List({l.share(), lp.share(), y.share(), nx.share(), ny.share()}));
   EXPECT_EQ(S1(Call("return", z)), kMinusLnThreeQuarters);
   // Data in, data out; input lengths (2) and target lengths (1) are not interchangeable.
-  KRef data = List({l.share(), Q(kLogProbs).share(), Q("enlist enlist 1").share(), Q("enlist 2").share(),
-                    Q("enlist 1").share()});
+  KRef data = List({l.share(), Q(kLogProbs).share(), Q("enlist enlist 1").share(),
+                    Q("enlist 2").share(), Q("enlist 1").share()});
   EXPECT_EQ(S1(Call("loss", data)), kMinusLnThreeQuarters);
   EXPECT_EQ(Error("loss", List({l.share(), lp.share(), y.share(), nx.share()})),
             "loss: `ctc expects 4 inputs, given 3");
@@ -45,9 +45,9 @@ TEST_F(PluginLossTest, CtcFunction) {
 
 TEST_F(PluginLossTest, BceBatchWeights) {
   // Every term is ln 2 (probabilities 0.5), weighted 1 and 3.
-  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;1 3f)")), "1.386294");         // 2 ln 2
-  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;1 3f;`sum)")), "2.772589");    // 4 ln 2
-  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;`sum)")), "1.386294");         // no batch weight
+  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;1 3f)")), "1.386294");       // 2 ln 2
+  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;1 3f;`sum)")), "2.772589");  // 4 ln 2
+  EXPECT_EQ(S1(Call("bce", "(0.5 0.5;1 0f;`sum)")), "1.386294");       // no batch weight
   KRef l = Call("loss", "`bce");
   KRef w = Call("tensor", "1 3f");
   KRef z = Call("loss", List({l.share(), Q("0.5 0.5").share(), Q("1 0f").share(), w.share()}));
@@ -61,25 +61,31 @@ TEST_F(PluginLossTest, BceLogitsClassAndBatchWeights) {
   // Logits 0: every term ln 2; class weight 2 on the positive target, batch weights 1 3.
   EXPECT_EQ(S1(Call("bcelogit1", "(0 0f;1 0f;2 2f;`sum)")), "2.079442");       // 2 ln 2 + ln 2
   EXPECT_EQ(S1(Call("bcelogit2", "(0 0f;1 0f;1 3f;2 2f;`sum)")), "3.465736");  // 2 ln 2 + 3 ln 2
-  EXPECT_EQ(S1(Call("bcelogit2", "(0 0f;1 0f;1 3f)")), "1.386294");            // (ln 2 + 3 ln 2) % 2
+  EXPECT_EQ(S1(Call("bcelogit2", "(0 0f;1 0f;1 3f)")), "1.386294");  // (ln 2 + 3 ln 2) % 2
   KRef l = Call("loss", "(`bcelogits;2 2f;`sum)");
-  EXPECT_EQ(S1(Call("loss", List({l.share(), Q("0 0f").share(), Q("1 0f").share(), Q("1 3f").share()}))), "3.465736");
+  EXPECT_EQ(
+      S1(Call("loss", List({l.share(), Q("0 0f").share(), Q("1 0f").share(), Q("1 3f").share()}))),
+      "3.465736");
   Call("free", l);
 }
 
 TEST_F(PluginLossTest, DistancesAsLosses) {
   KRef l = Call("loss", "(`pairwise;1;0f)");
   EXPECT_EQ(S1(Call("loss", l)), "`module`options!(`pairwise;`p`eps`keepdim!(1f;0f;0b))");
-  EXPECT_EQ(S1(Call("loss", List({l.share(), Q("enlist 0 0f").share(), Q("enlist 3 4f").share()}))), ",7f");
+  EXPECT_EQ(S1(Call("loss", List({l.share(), Q("enlist 0 0f").share(), Q("enlist 3 4f").share()}))),
+            ",7f");
   KRef s = Call("loss", "`similar");
-  EXPECT_EQ(S1(Call("loss", List({s.share(), Q("enlist 1 0f").share(), Q("enlist 2 0f").share()}))), ",1f");
-  EXPECT_EQ(Error("loss", "(`similar;1;1e-8;`sum)"), "similar: 3 positional option(s) given, expecting at most 2");
+  EXPECT_EQ(S1(Call("loss", List({s.share(), Q("enlist 1 0f").share(), Q("enlist 2 0f").share()}))),
+            ",1f");
+  EXPECT_EQ(Error("loss", "(`similar;1;1e-8;`sum)"),
+            "similar: 3 positional option(s) given, expecting at most 2");
   Call("free", List({l.share(), s.share()}));
 }
 
 TEST_F(PluginLossTest, RecreatedFromTheDictionaryOfLossL) {
   // q)d:loss l  l2:loss d  loss[l2]~d   (seed 002: l:loss d`loss)
-  for (const char* definition : {"`ce", "(`mse;`sum)", "(`triplet;`swap;1b)", "(`ctc;1;1b;`sum)", "(`pairwise;1)"}) {
+  for (const char* definition :
+       {"`ce", "(`mse;`sum)", "(`triplet;`swap;1b)", "(`ctc;1;1b;`sum)", "(`pairwise;1)"}) {
     SCOPED_TRACE(definition);
     KRef l = Call("loss", definition);
     for (bool all : {true, false}) {
@@ -95,8 +101,10 @@ TEST_F(PluginLossTest, RecreatedFromTheDictionaryOfLossL) {
             "ce: option `ignore expects long, given double");
   EXPECT_EQ(Error("loss", "`kind`options!(`ce;()!())"),
             "loss: unexpected key `kind in a loss dictionary, expecting `module`options");
-  EXPECT_EQ(Error("loss", "`module`options!(`ce;1 2)"), "loss: `options expects a dictionary, given long list");
-  EXPECT_EQ(Error("loss", "(enlist `options)!enlist ()!()"), "loss: no `module in the loss dictionary");
+  EXPECT_EQ(Error("loss", "`module`options!(`ce;1 2)"),
+            "loss: `options expects a dictionary, given long list");
+  EXPECT_EQ(Error("loss", "(enlist `options)!enlist ()!()"),
+            "loss: no `module in the loss dictionary");
 }
 
 TEST_F(PluginFunctionalTest, DataInDataOut) {
@@ -153,22 +161,27 @@ TEST_F(PluginFunctionalTest, ExplicitWeightsAndPdist) {
 
 TEST_F(PluginFunctionalTest, ErrorsNameTheForm) {
   EXPECT_EQ(Error("relu", "()"), "relu: unrecognized arg(s) - general list");
-  EXPECT_EQ(Error("leakyrelu", "(1 2f;`a)"), "leakyrelu: option `slope expects double, given symbol");
+  EXPECT_EQ(Error("leakyrelu", "(1 2f;`a)"),
+            "leakyrelu: option `slope expects double, given symbol");
   EXPECT_EQ(Error("threshold", "1 2f"), "threshold: option `threshold required");
   EXPECT_EQ(Error("linear", "enlist 1 2f"), "linear: unrecognized arg(s) - general list");
-  EXPECT_EQ(Error("pdist", "((0 0f;3 4f);`q;1)"), "pdist: 2 positional option(s) given, expecting at most 1");
+  EXPECT_EQ(Error("pdist", "((0 0f;3 4f);`q;1)"),
+            "pdist: 2 positional option(s) given, expecting at most 1");
   EXPECT_EQ(Error("pdist", "((0 0f;3 4f);`p;1;`q;2)"), "pdist: unrecognized option `q");
 }
 
 TEST_F(PluginFunctionalTest, ExportedOnceEach) {
   const std::vector<std::string> names = Plugin().Names();
   for (const char* form :
-       {"adaptavg1d", "adaptavg2d", "adaptavg3d", "adaptmax1d", "adaptmax2d", "adaptmax3d", "avgpool1d", "avgpool2d",
-        "avgpool3d", "bilinear", "celu", "elu", "flatten", "fmaxpool2d", "fmaxpool3d", "fold", "glu", "hardshrink",
-        "hardtanh", "interpolate", "leakyrelu", "linear", "logsigmoid", "logsoftmax", "lppool1d", "lppool2d",
-        "maxpool1d", "maxpool2d", "maxpool3d", "normalize", "onehot", "pad", "pairwise", "pdist", "prelu",
-        "randomcrop", "randomflip", "relu6", "relu", "rrelu", "selu", "similar", "softmax", "softmin", "softplus",
-        "softshrink", "softsign", "tanhshrink", "threshold", "unfold", "zscore", "ctc", "bcelogit2"}) {
+       {"adaptavg1d", "adaptavg2d",  "adaptavg3d", "adaptmax1d", "adaptmax2d", "adaptmax3d",
+        "avgpool1d",  "avgpool2d",   "avgpool3d",  "bilinear",   "celu",       "elu",
+        "flatten",    "fmaxpool2d",  "fmaxpool3d", "fold",       "glu",        "hardshrink",
+        "hardtanh",   "interpolate", "leakyrelu",  "linear",     "logsigmoid", "logsoftmax",
+        "lppool1d",   "lppool2d",    "maxpool1d",  "maxpool2d",  "maxpool3d",  "normalize",
+        "onehot",     "pad",         "pairwise",   "pdist",      "prelu",      "randomcrop",
+        "randomflip", "relu6",       "relu",       "rrelu",      "selu",       "similar",
+        "softmax",    "softmin",     "softplus",   "softshrink", "softsign",   "tanhshrink",
+        "threshold",  "unfold",      "zscore",     "ctc",        "bcelogit2"}) {
     EXPECT_EQ(absl::c_count(names, form), 1) << form;
   }
 }

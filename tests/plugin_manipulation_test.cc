@@ -20,12 +20,14 @@ class PluginManipulationTest : public PluginTest {
   // q)t:tensor 1 2 3 4 5 6e
   KRef Six() { return Call("tensor", "1 2 3 4 5 6e"); }
   KRef GradVector() {
-    return Call("vector", List({Call("tensor", "(1 2e;`grad)").share(), Call("tensor", "(3e;`grad)").share(),
-                                Call("tensor", "(4 5e;`grad)").share()}));
+    return Call("vector",
+                List({Call("tensor", "(1 2e;`grad)").share(), Call("tensor", "(3e;`grad)").share(),
+                      Call("tensor", "(4 5e;`grad)").share()}));
   }
   KRef GradDict() {
     return Call("dict", List({Q("`a`b").share(), List({Call("tensor", "(1 2e;`grad)").share(),
-                                                       Call("tensor", "(3e;`grad)").share()}).share()}));
+                                                       Call("tensor", "(3e;`grad)").share()})
+                                                     .share()}));
   }
 };
 
@@ -45,20 +47,24 @@ TEST_F(PluginManipulationTest, CopytoEveryFormLeavesTheSource) {
   EXPECT_EQ(Dtype(t), "`float");
 
   KRef v = Call("vector", List({Q("1 2e").share()}));
-  EXPECT_EQ(Error("copyto", List({v.share(), kq::Sym("double")})), "copyto: expected tensor, given vector");
+  EXPECT_EQ(Error("copyto", List({v.share(), kq::Sym("double")})),
+            "copyto: expected tensor, given vector");
   EXPECT_EQ(Error("copyto", "(1 2 3;`double)"), "copyto: arg[0] expected pointer, given long list");
   EXPECT_EQ(Error("copyto", List({t.share(), Q("1 2").share()})),
             "copyto: arg[1] expected tensor options or a tensor, given long list");
-  EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("bogus")})), "unrecognized tensor option: `bogus");
+  EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("bogus")})),
+            "unrecognized tensor option: `bogus");
   EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("grad")})),
             "copyto: expects a device and/or a dtype; set gradients with gradflag");
   EXPECT_EQ(Error("copyto", List({t.share(), kq::Sym("double"), kq::Long(1)})),
             "copyto: arg[2] expected boolean, given long scalar");
   EXPECT_EQ(Values(t), "1 2 3 4 5 6e");
-  Call("free", List({t.share(), e.share(), c.share(), c2.share(), c3.share(), c4.share(), v.share()}));
+  Call("free",
+       List({t.share(), e.share(), c.share(), c2.share(), c3.share(), c4.share(), v.share()}));
 }
 
-// Enable once q/core/move_fns.cc's `to` replaces q/tensor/tensor_fns.cc's (until then `to` is the old adapter).
+// Enable once q/core/move_fns.cc's `to` replaces q/tensor/tensor_fns.cc's (until then `to` is the
+// old adapter).
 TEST_F(PluginManipulationTest, ToEveryFormInPlace) {
   KRef t = Six();
   KRef e = Call("tensor", "1 2j");
@@ -76,7 +82,8 @@ TEST_F(PluginManipulationTest, ToEveryFormInPlace) {
   Call("to", List({q.share(), kq::Sym("double"), kq::Bool(true)}));
   KRef w = Call("parm", List({q.share(), kq::Sym("weight")}));
   EXPECT_EQ(Dtype(w), "`double");
-  EXPECT_EQ(Error("to", List({t.share(), kq::Sym("grad")})), "to: expects a device and/or a dtype; set gradients with gradflag");
+  EXPECT_EQ(Error("to", List({t.share(), kq::Sym("grad")})),
+            "to: expects a device and/or a dtype; set gradients with gradflag");
   EXPECT_EQ(Error("to", List({t.share(), v.share()})), "to: expected tensor, given vector");
   EXPECT_EQ(Dtype(t), "`float");
   Call("free", List({t.share(), e.share(), f.share(), v.share(), q.share(), w.share()}));
@@ -110,7 +117,8 @@ TEST_F(PluginManipulationTest, DetachEveryForm) {
   EXPECT_EQ(S1(Call("gradflag", t)), "0b");
 
   KRef v = GradVector();
-  EXPECT_EQ(Error("detach", List({v.share(), Q("0 5").share()})), "detach: vector index 5 out of range for 3 tensor(s)");
+  EXPECT_EQ(Error("detach", List({v.share(), Q("0 5").share()})),
+            "detach: vector index 5 out of range for 3 tensor(s)");
   EXPECT_EQ(S1(Call("gradflag", v)), "111b");
   EXPECT_EQ(S1(Call("detach", List({v.share(), kq::Long(1)}))), "::");
   EXPECT_EQ(S1(Call("gradflag", v)), "101b");
@@ -121,14 +129,17 @@ TEST_F(PluginManipulationTest, DetachEveryForm) {
   EXPECT_EQ(S1(Call("gradflag", w)), "000b");
 
   KRef d = GradDict();
-  EXPECT_EQ(Error("detach", List({d.share(), Q("`b`c").share()})), "detach: no key `c in dictionary");
+  EXPECT_EQ(Error("detach", List({d.share(), Q("`b`c").share()})),
+            "detach: no key `c in dictionary");
   Call("detach", List({d.share(), kq::Sym("b")}));
   EXPECT_EQ(S1(Call("gradflag", d)), "`a`b!10b");
   KRef d2 = GradDict();
   Call("detach", d2);
   EXPECT_EQ(S1(Call("gradflag", d2)), "`a`b!00b");
-  EXPECT_EQ(Error("detach", "1 2 3"), "detach: expecting tensor, vector or dictionary pointer, given long list");
-  Call("free", List({t.share(), n.share(), n2.share(), v.share(), w.share(), d.share(), d2.share()}));
+  EXPECT_EQ(Error("detach", "1 2 3"),
+            "detach: expecting tensor, vector or dictionary pointer, given long list");
+  Call("free",
+       List({t.share(), n.share(), n2.share(), v.share(), w.share(), d.share(), d2.share()}));
 }
 
 TEST_F(PluginManipulationTest, GradflagEveryForm) {
@@ -152,18 +163,22 @@ TEST_F(PluginManipulationTest, GradflagEveryForm) {
   EXPECT_EQ(S1(Call("gradflag", q)), "`weight`bias!11b");
   Call("gradflag", List({q.share(), kq::Bool(false)}));
   EXPECT_EQ(S1(Call("gradflag", q)), "`weight`bias!00b");
-  KRef m = Call("model", List({Call("module", "enlist(`linear;2;1)").share(), Call("loss", "`mse").share(),
-                               Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "enlist(`linear;2;1)").share(),
+                               Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
   Call("gradflag", List({m.share(), kq::Bool(false)}));
   EXPECT_EQ(S1(Call("gradflag", m)), "`weight`bias!00b");
 
-  EXPECT_EQ(Error("gradflag", List({d.share(), Q("`a`z").share(), kq::Bool(true)})), "gradflag: no key `z in dictionary");
-  EXPECT_EQ(Error("gradflag", List({v.share(), kq::Long(3)})), "gradflag: vector index 3 out of range for 3 tensor(s)");
-  EXPECT_EQ(Error("gradflag", List({d.share(), kq::Long(0)})), "gradflag: expected vector, given dictionary");
+  EXPECT_EQ(Error("gradflag", List({d.share(), Q("`a`z").share(), kq::Bool(true)})),
+            "gradflag: no key `z in dictionary");
+  EXPECT_EQ(Error("gradflag", List({v.share(), kq::Long(3)})),
+            "gradflag: vector index 3 out of range for 3 tensor(s)");
+  EXPECT_EQ(Error("gradflag", List({d.share(), kq::Long(0)})),
+            "gradflag: expected vector, given dictionary");
   EXPECT_EQ(Error("gradflag", List({v.share(), Q("0 1").share(), kq::Long(1)})),
             "gradflag: arg[2] expected boolean, given long scalar");
   KRef l = Call("loss", "`mse");
-  EXPECT_EQ(Error("gradflag", l), "gradflag: expected tensor, vector, dictionary, module or model, given loss");
+  EXPECT_EQ(Error("gradflag", l),
+            "gradflag: expected tensor, vector, dictionary, module or model, given loss");
   EXPECT_EQ(Error("gradflag", "1 2"), "gradflag: arg[0] expected pointer, given long list");
   EXPECT_EQ(S1(Call("gradflag", d)), "`a`b!01b");
   Call("free", List({t.share(), v.share(), d.share(), q.share(), m.share(), l.share()}));
@@ -175,7 +190,8 @@ TEST_F(PluginManipulationTest, ReshapeViewExpandPermuteNarrowIndex) {
   EXPECT_EQ(S1(Call("reshape", "(1 2 3 4 5 6;2 3)")), "(1 2 3;4 5 6)");
   KRef r = Call("reshape", List({t.share(), e.share()}));
   EXPECT_EQ(Values(r), "(1 2e;3 4e;5 6e)");
-  KRef rk = Call("reshape", List({Q("1 2 3 4 5 6").share(), e.share()}));  // a pointer among the inputs
+  KRef rk =
+      Call("reshape", List({Q("1 2 3 4 5 6").share(), e.share()}));  // a pointer among the inputs
   EXPECT_EQ(Values(rk), "(1 2;3 4;5 6)");
   EXPECT_EQ(S1(Call("View", "(1 2 3 4 5 6;3 2)")), "(1 2;3 4;5 6)");
   EXPECT_EQ(S1(Call("expand", "(1 2 3;2 3)")), "(1 2 3;1 2 3)");
@@ -198,19 +214,24 @@ TEST_F(PluginManipulationTest, ReshapeViewExpandPermuteNarrowIndex) {
   EXPECT_EQ(Values(ix), "(3 1e;6 4e)");
   KRef sel = Call("index", List({w.share(), kq::Long(0), kq::Long(1)}));
   EXPECT_EQ(Values(sel), "4 5 6e");
-  EXPECT_THAT(Error("index", List({w.share(), kq::Long(0), kq::Long(2)})), ::testing::HasSubstr("out of range"));
-  EXPECT_EQ(Error("View", List({t.share(), Q("4 4").share()})), "shape '[4, 4]' is invalid for input of size 6");
-  EXPECT_EQ(Error("permute", List({w.share(), Q("0 0").share()})), "permute(): duplicate dims are not allowed.");
-  EXPECT_EQ(Error("reshape", List({t.share(), Q("4 4").share()})), "shape '[4, 4]' is invalid for input of size 6");
+  EXPECT_THAT(Error("index", List({w.share(), kq::Long(0), kq::Long(2)})),
+              ::testing::HasSubstr("out of range"));
+  EXPECT_EQ(Error("View", List({t.share(), Q("4 4").share()})),
+            "shape '[4, 4]' is invalid for input of size 6");
+  EXPECT_EQ(Error("permute", List({w.share(), Q("0 0").share()})),
+            "permute(): duplicate dims are not allowed.");
+  EXPECT_EQ(Error("reshape", List({t.share(), Q("4 4").share()})),
+            "shape '[4, 4]' is invalid for input of size 6");
   EXPECT_EQ(Error("expand", "(1 2 3;`a)"), "expand: arg[1] expected long, given symbol scalar");
   EXPECT_EQ(Error("reshape", List({t.share()})), "reshape: unrecognized arg(s) - general list");
   EXPECT_EQ(Values(t), "1 2 3 4 5 6e");
-  Call("free", List({t.share(), e.share(), r.share(), rk.share(), row.share(), x.share(), x2.share(), nr.share(),
-                     w.share(), p.share(), ix.share(), sel.share()}));
+  Call("free", List({t.share(), e.share(), r.share(), rk.share(), row.share(), x.share(),
+                     x2.share(), nr.share(), w.share(), p.share(), ix.share(), sel.share()}));
 }
 
 TEST_F(PluginManipulationTest, TransposeSqueezeUnsqueezeWithInPlaceFlags) {
-  EXPECT_EQ(S1(Call("transpose", "(1 2 3;4 5 6)")), "(1 4;2 5;3 6)");  // a k matrix as the whole argument
+  EXPECT_EQ(S1(Call("transpose", "(1 2 3;4 5 6)")),
+            "(1 4;2 5;3 6)");  // a k matrix as the whole argument
   EXPECT_EQ(S1(Call("transpose", "((1 2 3;4 5 6);0b)")), "(1 4;2 5;3 6)");
   EXPECT_EQ(S1(Call("transpose", "(((1 2;3 4);(5 6;7 8));0;2)")), "((1 5;3 7);(2 6;4 8))");
   KRef t = Call("tensor", "(1 2 3e;4 5 6e)");
@@ -218,12 +239,15 @@ TEST_F(PluginManipulationTest, TransposeSqueezeUnsqueezeWithInPlaceFlags) {
   EXPECT_EQ(Values(tt), "(1 4e;2 5e;3 6e)");
   EXPECT_EQ(S1(Call("transpose", List({t.share(), kq::Bool(true)}))), "::");
   EXPECT_EQ(Values(t), "(1 4e;2 5e;3 6e)");
-  EXPECT_EQ(S1(Call("transpose", List({t.share(), kq::Long(1), kq::Long(0), kq::Bool(true)}))), "::");
+  EXPECT_EQ(S1(Call("transpose", List({t.share(), kq::Long(1), kq::Long(0), kq::Bool(true)}))),
+            "::");
   EXPECT_EQ(Values(t), "(1 2 3e;4 5 6e)");
-  EXPECT_EQ(Error("transpose", "(1 2 3;1b)"), "transpose: in-place form expects a tensor pointer, given long list");
+  EXPECT_EQ(Error("transpose", "(1 2 3;1b)"),
+            "transpose: in-place form expects a tensor pointer, given long list");
   EXPECT_EQ(Error("transpose", List({t.share(), kq::Long(0), kq::Long(5), kq::Bool(true)})),
             "Dimension out of range (expected to be in range of [-2, 1], but got 5)");
-  EXPECT_EQ(Error("transpose", List({t.share(), kq::Sym("a")})), "transpose: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("transpose", List({t.share(), kq::Sym("a")})),
+            "transpose: unrecognized arg(s) - general list");
   EXPECT_EQ(Values(t), "(1 2 3e;4 5 6e)");
 
   EXPECT_EQ(S1(Call("squeeze", "enlist enlist 1 2 3")), "1 2 3");
@@ -240,8 +264,10 @@ TEST_F(PluginManipulationTest, TransposeSqueezeUnsqueezeWithInPlaceFlags) {
   EXPECT_EQ(Values(c), ",1 2 3e");
   KRef u = Call("unsqueeze", List({c.share(), kq::Long(0), kq::Bool(false)}));
   EXPECT_EQ(Values(u), ",,1 2 3e");
-  EXPECT_EQ(Error("unsqueeze", "(1 2 3;0;1b)"), "unsqueeze: in-place form expects a tensor pointer, given long list");
-  EXPECT_EQ(Error("squeeze", List({c.share(), kq::Long(0), kq::Long(1)})), "squeeze: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("unsqueeze", "(1 2 3;0;1b)"),
+            "unsqueeze: in-place form expects a tensor pointer, given long list");
+  EXPECT_EQ(Error("squeeze", List({c.share(), kq::Long(0), kq::Long(1)})),
+            "squeeze: unrecognized arg(s) - general list");
   EXPECT_EQ(Values(c), ",1 2 3e");
   Call("free", List({t.share(), tt.share(), c.share(), s.share(), u.share()}));
 }
@@ -262,10 +288,14 @@ TEST_F(PluginManipulationTest, CatAndStackEveryForm) {
   KRef out = Call("tensor", "0e");
   EXPECT_EQ(S1(Call("cat", List({v.share(), kq::Long(0), out.share()}))), "::");
   EXPECT_EQ(Values(out), "1 2 3 4e");
-  EXPECT_EQ(S1(Call("stack", List({List({a.share(), Q("5 6e").share()}).share(), kq::Long(0), out.share()}))), "::");
+  EXPECT_EQ(S1(Call("stack", List({List({a.share(), Q("5 6e").share()}).share(), kq::Long(0),
+                                   out.share()}))),
+            "::");
   EXPECT_EQ(Values(out), "(1 2e;5 6e)");
-  EXPECT_EQ(Error("cat", List({v.share(), kq::Long(0), Q("1 2").share()})), "cat: unrecognized arg(s) - general list");
-  EXPECT_EQ(Error("stack", List({v.share(), kq::Long(0), v.share()})), "stack: expected tensor, given vector");
+  EXPECT_EQ(Error("cat", List({v.share(), kq::Long(0), Q("1 2").share()})),
+            "cat: unrecognized arg(s) - general list");
+  EXPECT_EQ(Error("stack", List({v.share(), kq::Long(0), v.share()})),
+            "stack: expected tensor, given vector");
   EXPECT_EQ(Values(out), "(1 2e;5 6e)");
   Call("free", List({a.share(), v.share(), c.share(), cv.share(), sv.share(), out.share()}));
 }
@@ -278,45 +308,57 @@ TEST_F(PluginManipulationTest, AmendEveryForm) {
   EXPECT_EQ(S1(Call("amend", List({t.share(), src.share(), kq::Bool(true)}))), "::");
   EXPECT_EQ(Values(t), "(3 4e;5 6e)");
   EXPECT_EQ(S1(Call("gradflag", t)), "1b");
-  EXPECT_EQ(Error("amend", List({t.share(), Q("1 2 3e").share()})), "amend: values of size 3 do not fit a tensor of size 2 2");
-  EXPECT_EQ(Error("amend", List({t.share(), Q("1 2e").share(), kq::Long(1)})), "amend: arg[2] expected boolean, given long scalar");
+  EXPECT_EQ(Error("amend", List({t.share(), Q("1 2 3e").share()})),
+            "amend: values of size 3 do not fit a tensor of size 2 2");
+  EXPECT_EQ(Error("amend", List({t.share(), Q("1 2e").share(), kq::Long(1)})),
+            "amend: arg[2] expected boolean, given long scalar");
   EXPECT_EQ(Error("amend", "(1 2;3 4)"), "amend: arg[0] expected pointer, given long list");
   EXPECT_EQ(Values(t), "(3 4e;5 6e)");
 
   KRef v = Call("vector", List({Q("0 0e").share(), Q("0 0 0e").share()}));
   EXPECT_EQ(S1(Call("amend", List({v.share(), kq::Long(1), Q("7 8 9").share()}))), "::");
-  Call("amend", List({v.share(), Q("0 1").share(), List({kq::Real(5), Q("1 2 3e").share()}).share(), kq::Bool(true)}));
+  Call("amend", List({v.share(), Q("0 1").share(), List({kq::Real(5), Q("1 2 3e").share()}).share(),
+                      kq::Bool(true)}));
   EXPECT_EQ(S1(Call("vector", v)), "(5 5e;1 2 3e)");
-  EXPECT_EQ(Error("amend", List({v.share(), Q("0 1").share(), List({kq::Real(9), Q("1 2e").share()}).share()})),
+  EXPECT_EQ(Error("amend", List({v.share(), Q("0 1").share(),
+                                 List({kq::Real(9), Q("1 2e").share()}).share()})),
             "amend: values of size 2 do not fit a tensor of size 3");
   EXPECT_EQ(Error("amend", List({v.share(), Q("0 1").share(), Q("1 2e").share()})),
             "amend: expecting a general list of 2 values, one per index or key, given real list");
-  EXPECT_EQ(Error("amend", List({v.share(), kq::Long(2), Q("1e").share()})), "amend: vector index 2 out of range for 2 tensor(s)");
+  EXPECT_EQ(Error("amend", List({v.share(), kq::Long(2), Q("1e").share()})),
+            "amend: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(S1(Call("vector", v)), "(5 5e;1 2 3e)");
 
-  KRef d = Call("dict", List({Q("`a`b").share(), List({Q("0 0e").share(), Q("0e").share()}).share()}));
+  KRef d =
+      Call("dict", List({Q("`a`b").share(), List({Q("0 0e").share(), Q("0e").share()}).share()}));
   Call("amend", List({d.share(), kq::Sym("a"), Q("1 2e").share()}));
-  Call("amend", List({d.share(), Q("`b`a").share(), List({kq::Real(3), Q("4 5e").share()}).share(), kq::Bool(false)}));
+  Call("amend", List({d.share(), Q("`b`a").share(), List({kq::Real(3), Q("4 5e").share()}).share(),
+                      kq::Bool(false)}));
   EXPECT_EQ(S1(Call("dict", d)), "`a`b!(4 5e;3e)");
-  EXPECT_EQ(Error("amend", List({d.share(), kq::Sym("c"), Q("1e").share()})), "amend: no key `c in dictionary");
+  EXPECT_EQ(Error("amend", List({d.share(), kq::Sym("c"), Q("1e").share()})),
+            "amend: no key `c in dictionary");
   KRef l = Call("loss", "`mse");
-  EXPECT_EQ(Error("amend", List({l.share(), kq::Long(0), Q("1e").share()})), "amend: expected tensor, vector or dictionary, given loss");
+  EXPECT_EQ(Error("amend", List({l.share(), kq::Long(0), Q("1e").share()})),
+            "amend: expected tensor, vector or dictionary, given loss");
   EXPECT_EQ(S1(Call("dict", d)), "`a`b!(4 5e;3e)");
   Call("free", List({t.share(), src.share(), v.share(), d.share(), l.share()}));
 }
 
 TEST_F(PluginManipulationTest, ResetResizeFilldiagonal) {
   KRef t = Call("tensor", "0 1 2 3 4 5 6 7 8e");
-  EXPECT_EQ(S1(Call("reset", List({t.share(), kq::Long(1), Q("2 2").share(), Q("3 1").share()}))), "::");
+  EXPECT_EQ(S1(Call("reset", List({t.share(), kq::Long(1), Q("2 2").share(), Q("3 1").share()}))),
+            "::");
   EXPECT_EQ(Values(t), "(1 2e;4 5e)");
   Call("reset", List({t.share(), kq::Long(4), Q("2 2").share()}));
   EXPECT_EQ(Values(t), "(4 5e;6 7e)");
   Call("reset", List({t.share(), kq::Long(6)}));
   EXPECT_EQ(Values(t), "6 7 8e");
   EXPECT_EQ(Error("reset", List({t.share(), kq::Long(4), Q("2 3").share()})),
-            "reset: offset 4 with sizes 2 3 and strides 3 1 reaches element 9 of a storage of 9 elements");
-  EXPECT_EQ(Error("reset", List({t.share(), kq::Long(0), Q("3").share(), Q("5").share()})),
-            "reset: offset 0 with sizes 3 and strides 5 reaches element 10 of a storage of 9 elements");
+            "reset: offset 4 with sizes 2 3 and strides 3 1 reaches element 9 of a storage of 9 "
+            "elements");
+  EXPECT_EQ(
+      Error("reset", List({t.share(), kq::Long(0), Q("3").share(), Q("5").share()})),
+      "reset: offset 0 with sizes 3 and strides 5 reaches element 10 of a storage of 9 elements");
   EXPECT_EQ(Error("reset", "(1 2 3;0)"), "reset: arg[0] expected pointer, given long list");
   EXPECT_EQ(Values(t), "6 7 8e");
 
@@ -325,14 +367,16 @@ TEST_F(PluginManipulationTest, ResetResizeFilldiagonal) {
   EXPECT_EQ(Values(r), "(1 2e;3 4e)");
   EXPECT_EQ(S1(Call("resize", "(1 2 3 4 5 6;3 2)")), "(1 2;3 4;5 6)");
   KRef g = Call("tensor", "(1 2e;`grad)");
-  EXPECT_EQ(Error("resize", List({g.share(), Q("2 2").share()})), "cannot resize variables that require grad");
+  EXPECT_EQ(Error("resize", List({g.share(), Q("2 2").share()})),
+            "cannot resize variables that require grad");
   EXPECT_EQ(Values(g), "1 2e");
 
   KRef m = Call("tensor", "((0 0e;0 0e;0 0e;0 0e;0 0e);`grad)");
   EXPECT_EQ(S1(Call("filldiagonal", List({m.share(), kq::Real(3), kq::Bool(true)}))), "::");
   EXPECT_EQ(Values(m), "(3 0e;0 3e;0 0e;3 0e;0 3e)");
   EXPECT_EQ(S1(Call("filldiagonal", "((0 0;0 0;0 0);7)")), "(7 0;0 7;0 0)");
-  EXPECT_EQ(Error("filldiagonal", List({m.share(), Q("1 2").share()})), "filldiagonal: arg[1] expected numeric scalar, given long list");
+  EXPECT_EQ(Error("filldiagonal", List({m.share(), Q("1 2").share()})),
+            "filldiagonal: arg[1] expected numeric scalar, given long list");
   EXPECT_EQ(Error("filldiagonal", List({m.share(), kq::Long(1), kq::Long(1)})),
             "filldiagonal: arg[2] expected boolean, given long scalar");
   EXPECT_EQ(Values(m), "(3 0e;0 3e;0 0e;3 0e;0 3e)");

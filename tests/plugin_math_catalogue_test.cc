@@ -25,38 +25,54 @@ class PluginMathCatalogueTest : public PluginTest {
 
 // ktorch-api.md §1.5: the 194 names of group D, each exported once.
 constexpr const char* kGroupD[] = {
-      "Abs", "Acos", "angle", "Asin", "Atan", "bitwisenot", "ceil", "cosh", "Cos", "digamma", "erf", "erfc",
-      "erfinv", "Exp", "expm1", "Floor", "frac", "lgamma", "Log", "log10", "log1p", "log2", "Neg", "Not",
-      "Reciprocal", "round", "rsqrt", "sgn", "sigmoid", "sign", "Sin", "sinh", "Sqrt", "Tan", "tanh", "trunc",
-      "atan2", "Div", "fmod", "fpow", "mul", "pow", "remainder", "xor", "add", "addcdiv", "addcmul", "clamp",
-      "lerp", "mvlgamma", "allclose", "close", "equal", "eq", "ge", "gt", "le", "lt", "ne", "finite", "inf",
-      "nan", "neginf", "posinf", "fmax", "fmin", "maximum", "minimum", "sort", "msort", "argsort", "topk",
-      "kthvalue", "In", "Any", "All", "amax", "amin", "aminmax", "argmax", "argmin", "Max", "Min", "mean",
-      "nanmean", "median", "nanmedian", "mode", "std", "variance", "meanstd", "meanvar", "prod", "Sum",
-      "nansum", "unique", "uniquec", "dist", "logsumexp", "fnorm", "nnorm", "mnorm", "vnorm", "det", "logdet",
-      "slogdet", "mrank", "chol", "cholx", "eig", "eigvals", "eigh", "eigvalsh", "qr", "lu", "lux", "lun",
-      "svd", "svdvals", "solve", "trisolve", "cholsolve", "lstsq", "lusolve", "inverse", "pinverse",
-      "cholinverse", "power", "bmm", "Cross", "dot", "householder", "matmul", "mm", "mmt", "mtm", "multidot",
-      "mv", "outer", "addbmm", "addmm", "addmv", "addr", "baddbmm", "fft", "ifft", "rfft", "irfft", "hfft",
-      "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2", "fftn", "ifftn", "rfftn", "irfftn",
-      "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "bartlett", "blackman", "hann",
-      "hamming", "kaiser", "bernoulli", "multinomial", "normal", "uniform", "random", "cauchy", "exponential",
-      "geometric", "lognormal", "bincount", "cumprod", "cumsum", "diag", "diagflat", "diagonal", "Flip",
-      "histc", "renorm", "roll", "tensordot", "trace", "tril", "triu",
+    "Abs",         "Acos",      "angle",     "Asin",        "Atan",        "bitwisenot",
+    "ceil",        "cosh",      "Cos",       "digamma",     "erf",         "erfc",
+    "erfinv",      "Exp",       "expm1",     "Floor",       "frac",        "lgamma",
+    "Log",         "log10",     "log1p",     "log2",        "Neg",         "Not",
+    "Reciprocal",  "round",     "rsqrt",     "sgn",         "sigmoid",     "sign",
+    "Sin",         "sinh",      "Sqrt",      "Tan",         "tanh",        "trunc",
+    "atan2",       "Div",       "fmod",      "fpow",        "mul",         "pow",
+    "remainder",   "xor",       "add",       "addcdiv",     "addcmul",     "clamp",
+    "lerp",        "mvlgamma",  "allclose",  "close",       "equal",       "eq",
+    "ge",          "gt",        "le",        "lt",          "ne",          "finite",
+    "inf",         "nan",       "neginf",    "posinf",      "fmax",        "fmin",
+    "maximum",     "minimum",   "sort",      "msort",       "argsort",     "topk",
+    "kthvalue",    "In",        "Any",       "All",         "amax",        "amin",
+    "aminmax",     "argmax",    "argmin",    "Max",         "Min",         "mean",
+    "nanmean",     "median",    "nanmedian", "mode",        "std",         "variance",
+    "meanstd",     "meanvar",   "prod",      "Sum",         "nansum",      "unique",
+    "uniquec",     "dist",      "logsumexp", "fnorm",       "nnorm",       "mnorm",
+    "vnorm",       "det",       "logdet",    "slogdet",     "mrank",       "chol",
+    "cholx",       "eig",       "eigvals",   "eigh",        "eigvalsh",    "qr",
+    "lu",          "lux",       "lun",       "svd",         "svdvals",     "solve",
+    "trisolve",    "cholsolve", "lstsq",     "lusolve",     "inverse",     "pinverse",
+    "cholinverse", "power",     "bmm",       "Cross",       "dot",         "householder",
+    "matmul",      "mm",        "mmt",       "mtm",         "multidot",    "mv",
+    "outer",       "addbmm",    "addmm",     "addmv",       "addr",        "baddbmm",
+    "fft",         "ifft",      "rfft",      "irfft",       "hfft",        "ihfft",
+    "fft2",        "ifft2",     "rfft2",     "irfft2",      "hfft2",       "ihfft2",
+    "fftn",        "ifftn",     "rfftn",     "irfftn",      "hfftn",       "ihfftn",
+    "fftfreq",     "rfftfreq",  "fftshift",  "ifftshift",   "bartlett",    "blackman",
+    "hann",        "hamming",   "kaiser",    "bernoulli",   "multinomial", "normal",
+    "uniform",     "random",    "cauchy",    "exponential", "geometric",   "lognormal",
+    "bincount",    "cumprod",   "cumsum",    "diag",        "diagflat",    "diagonal",
+    "Flip",        "histc",     "renorm",    "roll",        "tensordot",   "trace",
+    "tril",        "triu",
 };
 
 TEST_F(PluginMathCatalogueTest, EveryNameOfGroupDIsExportedOnce) {
   static_assert(std::size(kGroupD) == 194);
   const std::vector<std::string> exported = Plugin().Names();
-  for (const char* name : kGroupD) EXPECT_EQ(std::count(exported.begin(), exported.end(), name), 1) << name;
+  for (const char* name : kGroupD)
+    EXPECT_EQ(std::count(exported.begin(), exported.end(), name), 1) << name;
 }
 
 TEST_F(PluginMathCatalogueTest, OneInputDataPointerOutputAndInPlaceAgree) {
-  const char* names[] = {"Abs",   "Acos",  "Asin",    "Atan",   "ceil",  "cosh",       "Cos",   "digamma",
-                         "erf",   "erfc",  "erfinv",  "Exp",    "expm1", "Floor",      "frac",  "lgamma",
-                         "Log",   "log10", "log1p",   "log2",   "Neg",   "Reciprocal", "round", "rsqrt",
-                         "sgn",   "sigmoid", "sign",  "Sin",    "sinh",  "Sqrt",       "Tan",   "tanh",
-                         "trunc", "angle"};
+  const char* names[] = {"Abs",        "Acos",   "Asin",  "Atan",   "ceil",    "cosh",  "Cos",
+                         "digamma",    "erf",    "erfc",  "erfinv", "Exp",     "expm1", "Floor",
+                         "frac",       "lgamma", "Log",   "log10",  "log1p",   "log2",  "Neg",
+                         "Reciprocal", "round",  "rsqrt", "sgn",    "sigmoid", "sign",  "Sin",
+                         "sinh",       "Sqrt",   "Tan",   "tanh",   "trunc",   "angle"};
   const KRef x = Q("0.1 0.5 0.9e");
   for (const char* name : names) {
     const std::vector<float> by_data = Reals(Call(name, x));
@@ -135,21 +151,26 @@ TEST_F(PluginMathCatalogueTest, AVectorPointerSpreadsOverTheTensorsThatFollow) {
   EXPECT_EQ(S1(Call("tensor", product)), "(2 1f;4 3f)");
   KRef x = Call("lusolve", List({Q("(3 4f;7 9f)").share(), factors.share()}));
   EXPECT_EQ(S1(Call("tensor", x)), "(1 1.5;1 1f)");  // (2 1;4 3) times it is (3 4;7 9)
-  EXPECT_THAT(Error("lusolve", List({factors.share()})), HasSubstr("lusolve: arg[2] (tensor) is required"));
+  EXPECT_THAT(Error("lusolve", List({factors.share()})),
+              HasSubstr("lusolve: arg[2] (tensor) is required"));
   Call("free", List({a.share(), factors.share(), unpacked.share(), product.share(), x.share()}));
 }
 
 TEST_F(PluginMathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef p = Call("tensor", "1 2 3e");
   EXPECT_THAT(Error("Abs", "`x"), HasSubstr("Abs: unable to convert symbol scalar to a tensor"));
-  EXPECT_THAT(Error("add", List({p.share()})), HasSubstr("add: arg[1] (tensor or number) is required"));
+  EXPECT_THAT(Error("add", List({p.share()})),
+              HasSubstr("add: arg[1] (tensor or number) is required"));
   EXPECT_THAT(Error("add", List({p.share(), p.share(), Q("2").share(), Q("3").share()})),
               HasSubstr("add: unrecognized arg(s)"));
-  EXPECT_THAT(Error("angle", List({p.share(), kq::Null()})), HasSubstr("angle: unrecognized arg(s)"));
+  EXPECT_THAT(Error("angle", List({p.share(), kq::Null()})),
+              HasSubstr("angle: unrecognized arg(s)"));
   EXPECT_THAT(Error("Abs", "(1 2;::)"), HasSubstr("Abs: in-place form needs a tensor pointer"));
-  EXPECT_THAT(Error("mvlgamma", List({p.share(), Q("1.5").share()})), HasSubstr("mvlgamma: arg[1] expected long"));
+  EXPECT_THAT(Error("mvlgamma", List({p.share(), Q("1.5").share()})),
+              HasSubstr("mvlgamma: arg[1] expected long"));
   KRef v = Call("vector", "(1 2e;3 4e)");
-  EXPECT_THAT(Error("Exp", List({p.share(), v.share()})), HasSubstr("Exp: expected tensor, given vector"));
+  EXPECT_THAT(Error("Exp", List({p.share(), v.share()})),
+              HasSubstr("Exp: expected tensor, given vector"));
   EXPECT_THAT(Values(p), ElementsAre(1, 2, 3));
   Call("free", List({p.share(), v.share()}));
 }

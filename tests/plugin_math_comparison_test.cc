@@ -132,13 +132,18 @@ TEST_F(PluginMathComparisonTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef p = Call("tensor", "3 1 2");
   KRef v = Call("vector", "(1 2;3 4)");
   EXPECT_THAT(Error("equal", List({p.share()})), HasSubstr("equal: arg[1] (tensor) is required"));
-  EXPECT_THAT(Error("topk", List({p.share(), Q("1.5").share()})), HasSubstr("topk: arg[1] expected long"));
-  EXPECT_THAT(Error("maximum", List({p.share(), p.share(), kq::Null()})), HasSubstr("maximum: unrecognized arg(s)"));
-  EXPECT_THAT(Error("argsort", List({p.share(), v.share()})), HasSubstr("argsort: has no output form"));
+  EXPECT_THAT(Error("topk", List({p.share(), Q("1.5").share()})),
+              HasSubstr("topk: arg[1] expected long"));
+  EXPECT_THAT(Error("maximum", List({p.share(), p.share(), kq::Null()})),
+              HasSubstr("maximum: unrecognized arg(s)"));
+  EXPECT_THAT(Error("argsort", List({p.share(), v.share()})),
+              HasSubstr("argsort: has no output form"));
   EXPECT_THAT(Error("sort", List({p.share(), p.share()})),
               HasSubstr("sort: output for several results must be a vector, given tensor"));
-  EXPECT_THAT(Error("eq", List({v.share(), p.share()})), HasSubstr("eq: expected tensor, given vector"));
-  EXPECT_THAT(Error("sort", List({p.share(), Q("`x").share()})), HasSubstr("sort: unrecognized arg(s)"));
+  EXPECT_THAT(Error("eq", List({v.share(), p.share()})),
+              HasSubstr("eq: expected tensor, given vector"));
+  EXPECT_THAT(Error("sort", List({p.share(), Q("`x").share()})),
+              HasSubstr("sort: unrecognized arg(s)"));
   EXPECT_EQ(S1(Call("tensor", p)), "3 1 2");
   EXPECT_EQ(S1(Call("vector", v)), "(1 2;3 4)");
   Call("free", List({p.share(), v.share()}));

@@ -68,7 +68,8 @@ const Row kRows[] = {
     {"cholinverse", "(2 0f;1 1f)", 0, "(0.5 -0.5;-0.5 1)"},
     {"cholinverse", "((2 1f;0 1f);1b)", 1, "(0.5 -0.5;-0.5 1)"},
     {"power", "((1 1f;0 1f);3)", 1, "(1 3f;0 1f)"},
-    {"bmm", "(((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))", 2, "((1 2f;3 4f);(6 5f;8 7f))"},
+    {"bmm", "(((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))", 2,
+     "((1 2f;3 4f);(6 5f;8 7f))"},
     {"Cross", "(1 0 0f;0 1 0f)", 2, "0 0 1f"},
     {"Cross", "((1 0f;0 1f;0 0f);(0 0f;1 0f;0 1f);0)", 2, "(0 1f;0 0f;1 0f)"},
     {"dot", "(1 2 3f;4 5 6f)", 2, "32f"},
@@ -79,13 +80,14 @@ const Row kRows[] = {
     {"mtm", "((1 2f;3 4f);(1 0f;0 1f))", 2, "(1 3f;2 4f)"},
     {"mv", "((1 2f;3 4f);1 1f)", 2, "3 7f"},
     {"outer", "(1 2f;3 4f)", 2, "(3 4f;6 8f)"},
-    {"addbmm", "((1 1f;1 1f);((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))", 3, "(8 8f;12 12f)"},
+    {"addbmm", "((1 1f;1 1f);((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))", 3,
+     "(8 8f;12 12f)"},
     {"addmm", "((1 1f;1 1f);(1 2f;3 4f);(1 0f;1 1f);2;3)", 3, "(11 8f;23 14f)"},
     {"addmv", "(1 1f;(1 2f;3 4f);1 1f)", 3, "4 8f"},
     {"addmv", "(1 1f;(1 2f;3 4f);1 1f;::;2)", 3, "7 15f"},
     {"addr", "((0 0f;0 0f);1 2f;3 4f)", 3, "(3 4f;6 8f)"},
-    {"baddbmm", "(((1 2f;3 4f);(5 6f;7 8f));((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))", 3,
-     "((2 4f;6 8f);(11 11f;15 15f))"},
+    {"baddbmm", "(((1 2f;3 4f);(5 6f;7 8f));((1 2f;3 4f);(5 6f;7 8f));((1 0f;0 1f);(0 1f;1 0f)))",
+     3, "((2 4f;6 8f);(11 11f;15 15f))"},
 };
 
 class PluginMathLinearAlgebraTest : public PluginTest {
@@ -185,12 +187,15 @@ TEST_F(PluginMathLinearAlgebraTest, BadArgumentsNameTheFunctionAndChangeNothing)
               HasSubstr("svd: driver expected `gesvd, `gesvdj or `gesvda, given `gesdd"));
   EXPECT_THAT(Error("lstsq", List({p.share(), p.share(), Q("`qr").share()})),
               HasSubstr("lstsq: method expected `gels, `gelsy, `gelsd or `gelss, given `qr"));
-  EXPECT_THAT(Error("power", List({p.share(), Q("1.5").share()})), HasSubstr("power: arg[1] expected long"));
-  EXPECT_THAT(Error("trisolve", List({p.share(), p.share()})), HasSubstr("trisolve: arg[2] (boolean) is required"));
+  EXPECT_THAT(Error("power", List({p.share(), Q("1.5").share()})),
+              HasSubstr("power: arg[1] expected long"));
+  EXPECT_THAT(Error("trisolve", List({p.share(), p.share()})),
+              HasSubstr("trisolve: arg[2] (boolean) is required"));
   EXPECT_THAT(Error("det", List({p.share(), kq::Null()})), HasSubstr("det: unrecognized arg(s)"));
   EXPECT_THAT(Error("qr", List({p.share(), p.share()})),
               HasSubstr("qr: output for several results must be a vector, given tensor"));
-  EXPECT_THAT(Error("lun", List({v.share(), v.share()})), HasSubstr("lun: expected tensor, given vector"));
+  EXPECT_THAT(Error("lun", List({v.share(), v.share()})),
+              HasSubstr("lun: expected tensor, given vector"));
   EXPECT_THAT(Error("det", "(1 2f;3 4f;5 6f)"), HasSubstr("square"));
   EXPECT_EQ(S1(Call("tensor", p)), "(4 2f;2 3f)");
   EXPECT_EQ(S1(Call("vector", v)), "((4 2f;0.5 2);1 2i)");

@@ -38,7 +38,8 @@ class PluginMathOtherTest : public PluginTest {
     KRef r = CallWith(c, p.share());
     EXPECT_EQ(S1(Call("tensor", r)), c.want) << c.name << " pointer";
     if (c.out) {
-      KRef o = Call("tensor", List({Q("`empty").release(), Q("0").release(), Call("dtype", r).release()}));
+      KRef o = Call("tensor",
+                    List({Q("`empty").release(), Q("0").release(), Call("dtype", r).release()}));
       EXPECT_EQ(S1(CallWith(c, p.share(), o.share())), "::") << c.name << " out";
       EXPECT_EQ(S1(Call("tensor", o)), c.want) << c.name << " out";
       Call("free", o);
@@ -90,7 +91,7 @@ TEST_F(PluginMathOtherTest, EveryFunctionInEveryForm) {
 TEST_F(PluginMathOtherTest, RenormScalesSlicesAboveMaxnorm) {
   KRef p = Call("tensor", "(3 4e;0.3 0.4e)");
   EXPECT_EQ(S1(Call("renorm", List({p.share(), Q("2").release(), Q("0").release(), Q("1").release(),
-                                     kq::Null()}))),
+                                    kq::Null()}))),
             "::");
   const std::vector<float> v = Reals(Call("tensor", p));
   ASSERT_EQ(v.size(), 4u);
@@ -109,11 +110,15 @@ TEST_F(PluginMathOtherTest, BadArgumentsNameTheFunctionAndChangeNothing) {
               HasSubstr("tensordot: expected a count of dims (at most 2)"));
   EXPECT_THAT(Error("cumsum", List({p.share(), Q("0").release(), Q("`huge").release()})),
               HasSubstr("cumsum: unrecognized dtype `huge"));
-  EXPECT_THAT(Error("trace", List({p.share(), kq::Null()})), HasSubstr("trace: unrecognized arg(s)"));
-  EXPECT_THAT(Error("roll", List({p.share(), Q("1").release(), o.share()})), HasSubstr("roll: has no output form"));
-  EXPECT_THAT(Error("tril", "((1 2;3 4);::)"), HasSubstr("tril: in-place form needs a tensor pointer"));
-  EXPECT_THAT(Error("renorm", List({p.share(), Q("`p").release(), Q("0").release(), Q("1").release()})),
-              HasSubstr("renorm: arg[1] expected number"));
+  EXPECT_THAT(Error("trace", List({p.share(), kq::Null()})),
+              HasSubstr("trace: unrecognized arg(s)"));
+  EXPECT_THAT(Error("roll", List({p.share(), Q("1").release(), o.share()})),
+              HasSubstr("roll: has no output form"));
+  EXPECT_THAT(Error("tril", "((1 2;3 4);::)"),
+              HasSubstr("tril: in-place form needs a tensor pointer"));
+  EXPECT_THAT(
+      Error("renorm", List({p.share(), Q("`p").release(), Q("0").release(), Q("1").release()})),
+      HasSubstr("renorm: arg[1] expected number"));
   EXPECT_EQ(S1(Call("tensor", p)), "(1 2;3 4)");
   EXPECT_EQ(S1(Call("tensor", o)), "1 2");
   Call("free", List({p.share(), o.share()}));

@@ -129,7 +129,8 @@ TEST_F(PluginMathReductionTest, TheEarlierAdaptersFormsStillWork) {
   EXPECT_EQ(S1(Call("variance", "(1 2 3f;0)")), "1f");
   KRef p = Call("tensor", "(1 2f;3 5f)");
   KRef out = Call("tensor", "0 0f");
-  EXPECT_EQ(S1(Call("mean", List({p.share(), Q("1").share(), Q("0b").share(), out.share()}))), "::");
+  EXPECT_EQ(S1(Call("mean", List({p.share(), Q("1").share(), Q("0b").share(), out.share()}))),
+            "::");
   EXPECT_EQ(S1(Call("tensor", out)), "1.5 4");
   KRef m = Call("argmax", List({p.share(), Q("0").share(), Q("1b").share()}));
   EXPECT_EQ(S1(Call("tensor", m)), ",1 1");
@@ -139,13 +140,15 @@ TEST_F(PluginMathReductionTest, TheEarlierAdaptersFormsStillWork) {
 TEST_F(PluginMathReductionTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef p = Call("tensor", "3 1 2f");
   KRef v = Call("vector", "(1 2;3 4)");
-  EXPECT_THAT(Error("std", List({p.share(), Q("`a").share()})), HasSubstr("std: unrecognized arg(s)"));
+  EXPECT_THAT(Error("std", List({p.share(), Q("`a").share()})),
+              HasSubstr("std: unrecognized arg(s)"));
   EXPECT_THAT(Error("logsumexp", p), HasSubstr("logsumexp: arg[1] (long(s)) is required"));
   EXPECT_THAT(Error("mnorm", List({p.share(), Q("`inf").share()})),
               HasSubstr("mnorm: ord expected a number, `fro or `nuc, given `inf"));
   EXPECT_THAT(Error("mean", List({p.share(), Q("0").share(), Q("0b").share(), Q("`huge").share()})),
               HasSubstr("mean: unrecognized dtype `huge"));
-  EXPECT_THAT(Error("unique", List({p.share(), v.share()})), HasSubstr("unique: has no output form"));
+  EXPECT_THAT(Error("unique", List({p.share(), v.share()})),
+              HasSubstr("unique: has no output form"));
   EXPECT_THAT(Error("Max", List({p.share(), Q("0").share(), p.share()})),
               HasSubstr("Max: output for several results must be a vector, given tensor"));
   EXPECT_THAT(Error("Sum", List({v.share()})), HasSubstr("Sum: expected tensor, given vector"));

@@ -30,7 +30,8 @@ std::vector<float> Floats(const at::Tensor& t) {
 class PluginMathSpectralTest : public PluginTest {
  protected:
   // name with `first` (owned), the q literals `rest`, then `last` (owned) if given.
-  KRef CallWith(const char* name, kabi::K first, const std::vector<std::string>& rest, kabi::K last = nullptr) {
+  KRef CallWith(const char* name, kabi::K first, const std::vector<std::string>& rest,
+                kabi::K last = nullptr) {
     std::vector<kabi::K> items{first};
     for (const std::string& literal : rest) items.push_back(Q(literal).release());
     if (last != nullptr) items.push_back(last);
@@ -43,12 +44,25 @@ constexpr const char* kMatrix = "(1 2 3 4 5 6e;0 1 0 1 0 1e;2 2 1 1 0 0e;1 0 0 0
 
 TEST_F(PluginMathSpectralTest, EveryTransformAgreesAcrossForms) {
   const std::vector<std::pair<const char*, std::vector<std::string>>> cases = {
-      {"fft", {}}, {"fft", {"8", "0", "`ortho"}}, {"ifft", {"`forward"}}, {"rfft", {"::", "0"}},
-      {"irfft", {"6"}}, {"hfft", {"4", "0"}}, {"ihfft", {}},
-      {"fft2", {"2 3"}}, {"ifft2", {"::", "0 1", "`ortho"}}, {"rfft2", {}}, {"irfft2", {"4 6", "-2 -1", "`backward"}},
-      {"hfft2", {}}, {"ihfft2", {"`forward"}},
-      {"fftn", {"::", "1"}}, {"ifftn", {}}, {"rfftn", {"4 6", "0 1", "`ortho"}}, {"irfftn", {}},
-      {"hfftn", {"3 4"}}, {"ihfftn", {}},
+      {"fft", {}},
+      {"fft", {"8", "0", "`ortho"}},
+      {"ifft", {"`forward"}},
+      {"rfft", {"::", "0"}},
+      {"irfft", {"6"}},
+      {"hfft", {"4", "0"}},
+      {"ihfft", {}},
+      {"fft2", {"2 3"}},
+      {"ifft2", {"::", "0 1", "`ortho"}},
+      {"rfft2", {}},
+      {"irfft2", {"4 6", "-2 -1", "`backward"}},
+      {"hfft2", {}},
+      {"ihfft2", {"`forward"}},
+      {"fftn", {"::", "1"}},
+      {"ifftn", {}},
+      {"rfftn", {"4 6", "0 1", "`ortho"}},
+      {"irfftn", {}},
+      {"hfftn", {"3 4"}},
+      {"ihfftn", {}},
   };
   for (const auto& [name, rest] : cases) {
     const std::vector<float> by_data = Reals(CallWith(name, Q(kMatrix).release(), rest));
@@ -56,7 +70,8 @@ TEST_F(PluginMathSpectralTest, EveryTransformAgreesAcrossForms) {
     KRef p = Call("tensor", kMatrix);
     KRef r = CallWith(name, p.share(), rest);
     EXPECT_EQ(Values(r), by_data) << name << " pointer";
-    KRef out = Call("tensor", List({Q("`empty").release(), Q("0").release(), Call("dtype", r).release()}));
+    KRef out =
+        Call("tensor", List({Q("`empty").release(), Q("0").release(), Call("dtype", r).release()}));
     EXPECT_EQ(S1(CallWith(name, p.share(), rest, out.share())), "::") << name << " out";
     EXPECT_EQ(Values(out), by_data) << name << " out";
     Call("free", List({p.share(), r.share(), out.share()}));
@@ -69,11 +84,14 @@ TEST_F(PluginMathSpectralTest, KnownTransformsAndOptionalArguments) {
   EXPECT_EQ(impulse->n, 2);  // the real parts (ones), then the imaginary parts (zeros)
   EXPECT_THAT(Reals(impulse), ElementsAre(1, 1, 1, 1, 0, 0, 0, 0));
   EXPECT_THAT(Reals(Call("fft", "(1 0 0 0e;`ortho)")), ElementsAre(0.5, 0.5, 0.5, 0.5, 0, 0, 0, 0));
-  EXPECT_THAT(Reals(Call("ifft", "(1 0 0 0e;`backward)")), ElementsAre(0.25, 0.25, 0.25, 0.25, 0, 0, 0, 0));
+  EXPECT_THAT(Reals(Call("ifft", "(1 0 0 0e;`backward)")),
+              ElementsAre(0.25, 0.25, 0.25, 0.25, 0, 0, 0, 0));
   EXPECT_EQ(Reals(Call("fft", "(1 0 0 0e;8)")).size(), 16u);  // zero-padded to 8
   EXPECT_EQ(Reals(Call("rfft", "(1 1 1 1e;::;0)")).size(), 6u);
-  EXPECT_THAT(Reals(Call("rfft", "1 1 1 1e")), Pointwise(FloatNear(1e-6), {4.f, 0.f, 0.f, 0.f, 0.f, 0.f}));
-  EXPECT_THAT(Reals(Call("fft2", "((1 0e;0 0e);`forward)")), ElementsAre(0.25, 0.25, 0.25, 0.25, 0, 0, 0, 0));
+  EXPECT_THAT(Reals(Call("rfft", "1 1 1 1e")),
+              Pointwise(FloatNear(1e-6), {4.f, 0.f, 0.f, 0.f, 0.f, 0.f}));
+  EXPECT_THAT(Reals(Call("fft2", "((1 0e;0 0e);`forward)")),
+              ElementsAre(0.25, 0.25, 0.25, 0.25, 0, 0, 0, 0));
   // Pointers round trip: irfft(rfft x) and ifft(fft x) give x back.
   KRef p = Call("tensor", "1 2 3 4 5 6e");
   KRef f = Call("rfft", p);
@@ -81,7 +99,8 @@ TEST_F(PluginMathSpectralTest, KnownTransformsAndOptionalArguments) {
   EXPECT_THAT(Values(back), Pointwise(FloatNear(1e-5), {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}));
   KRef c = Call("fft", p);
   KRef again = Call("ifft", c);
-  EXPECT_THAT(Values(again), Pointwise(FloatNear(1e-5), {1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f}));
+  EXPECT_THAT(Values(again), Pointwise(FloatNear(1e-5), {1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 0.f, 0.f,
+                                                         0.f, 0.f, 0.f, 0.f}));
   EXPECT_EQ(S1(Call("dtype", again)), "`cfloat");
   Call("free", List({p.share(), f.share(), back.share(), c.share(), again.share()}));
 }
@@ -142,9 +161,12 @@ TEST_F(PluginMathSpectralTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef o = Call("tensor", "0 0e");
   EXPECT_THAT(Error("fft", List({p.share(), Q("`half").release()})),
               HasSubstr("fft: norm expected `backward, `forward or `ortho, given `half"));
-  EXPECT_THAT(Error("fft2", List({p.share(), Q("1.5").release()})), HasSubstr("fft2: unrecognized arg(s)"));
-  EXPECT_THAT(Error("fftshift", List({p.share(), o.share()})), HasSubstr("fftshift: has no output form"));
-  EXPECT_THAT(Error("hann", List({Q("4").release(), o.share()})), HasSubstr("hann: has no output form"));
+  EXPECT_THAT(Error("fft2", List({p.share(), Q("1.5").release()})),
+              HasSubstr("fft2: unrecognized arg(s)"));
+  EXPECT_THAT(Error("fftshift", List({p.share(), o.share()})),
+              HasSubstr("fftshift: has no output form"));
+  EXPECT_THAT(Error("hann", List({Q("4").release(), o.share()})),
+              HasSubstr("hann: has no output form"));
   EXPECT_THAT(Error("hann", "(4;`big)"), HasSubstr("unrecognized tensor option: `big"));
   EXPECT_THAT(Values(p), ElementsAre(1, 2, 3, 4));
   EXPECT_THAT(Values(o), ElementsAre(0, 0));

@@ -23,7 +23,8 @@ class PluginModelDataTest : public PluginTest {
     KRef input = Call("return", Call("input", m));
     kabi::K arrays = input->t == kabi::kDictionary ? kabi::DictValues(input.get()) : input.get();
     std::string rows;
-    for (long long i = 0; i < arrays->n; ++i) rows += (i ? " " : "") + std::to_string(kabi::Items(arrays)[i]->n);
+    for (long long i = 0; i < arrays->n; ++i)
+      rows += (i ? " " : "") + std::to_string(kabi::Items(arrays)[i]->n);
     return rows + ";" + std::to_string(Call("return", Call("target", m))->n);
   }
 };
@@ -37,7 +38,8 @@ TEST_F(PluginModelDataTest, InputsAsListsVectorsAndDictionariesSeed004) {
   for (int i = 0; i < 499; ++i) ones += "1 ";
   KRef y = Call("tensor", Q(ones + "1e"));
   // q)train(m; (x1;x2); y) -> 5
-  EXPECT_EQ(S1(Call("train", List({m.share(), List({x1.share(), x2.share()}).share(), y.share()}))), "5");
+  EXPECT_EQ(S1(Call("train", List({m.share(), List({x1.share(), x2.share()}).share(), y.share()}))),
+            "5");
   EXPECT_EQ(Counts(m), "500 500;500");
   // q)v:vector(x1;x2); train(m;v) -> 5; (::)~target m
   KRef v = Call("vector", List({x1.share(), x2.share()}));
@@ -50,15 +52,21 @@ TEST_F(PluginModelDataTest, InputsAsListsVectorsAndDictionariesSeed004) {
   // q)train(m;v;y) / train(m; (v;0 1); y) / train(m; ((v;0);(v;1)); y) -> 5
   EXPECT_EQ(S1(Call("train", List({m.share(), v.share(), y.share()}))), "5");
   EXPECT_EQ(Counts(m), "500 500;500");
-  EXPECT_EQ(S1(Call("train", List({m.share(), List({v.share(), Q("0 1").share()}).share(), y.share()}))), "5");
+  EXPECT_EQ(
+      S1(Call("train", List({m.share(), List({v.share(), Q("0 1").share()}).share(), y.share()}))),
+      "5");
   KRef v0 = List({v.share(), Q("0").share()}), v1 = List({v.share(), Q("1").share()});
-  EXPECT_EQ(S1(Call("train", List({m.share(), List({v0.share(), v1.share()}).share(), y.share()}))), "5");
+  EXPECT_EQ(S1(Call("train", List({m.share(), List({v0.share(), v1.share()}).share(), y.share()}))),
+            "5");
   // q)d:dict `a`b!vector v; train(m;d;y) / (d;`a`b) / ((d;`a);(d;`b)) -> 5
   KRef d = Call("dict", KRef(kabi::xD(kq::Syms({"a", "b"}), Call("vector", v).share())));
   EXPECT_EQ(S1(Call("train", List({m.share(), d.share(), y.share()}))), "5");
-  EXPECT_EQ(S1(Call("train", List({m.share(), List({d.share(), kq::Syms({"a", "b"})}).share(), y.share()}))), "5");
+  EXPECT_EQ(S1(Call("train",
+                    List({m.share(), List({d.share(), kq::Syms({"a", "b"})}).share(), y.share()}))),
+            "5");
   KRef da = List({d.share(), kq::Sym("a")}), db = List({d.share(), kq::Sym("b")});
-  EXPECT_EQ(S1(Call("train", List({m.share(), List({da.share(), db.share()}).share(), y.share()}))), "5");
+  EXPECT_EQ(S1(Call("train", List({m.share(), List({da.share(), db.share()}).share(), y.share()}))),
+            "5");
   EXPECT_EQ(Counts(m), "500 500;500");
   in = Call("input", m);
   EXPECT_EQ(S1(Call("class", in)), "`dictionary");
@@ -77,7 +85,8 @@ TEST_F(PluginModelDataTest, DataListsAndInputOfTwoTensorsSeed004) {
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(data.get())[0]))), S1(x));
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(data.get())[1]))), "10 11 12");
   // A matrix given alone is one tensor, not a list of rows.
-  EXPECT_EQ(S1(Call("data", List({m.share(), Q("(1 2;3 4;5 6)").share(), Q("7 8 9").share()}))), "1");
+  EXPECT_EQ(S1(Call("data", List({m.share(), Q("(1 2;3 4;5 6)").share(), Q("7 8 9").share()}))),
+            "1");
   EXPECT_EQ(S1(Call("datasize", m)), "3");
   Call("free", m);
   // q)m:model(..); x1:tensor(`randn;64 5); x2:tensor(`randn;64 1); input(m;x1;x2) -> 2; v:input m
@@ -89,12 +98,14 @@ TEST_F(PluginModelDataTest, DataListsAndInputOfTwoTensorsSeed004) {
   EXPECT_EQ(S1(Call("class", v)), "`vector");
   EXPECT_EQ(S1(Call("size", v)), "(64 5;64 1)");
   // q)(tensor x1;tensor x2)~return v
-  EXPECT_EQ(S1(List({Call("tensor", x1).share(), Call("tensor", x2).share()})), S1(Call("return", v)));
+  EXPECT_EQ(S1(List({Call("tensor", x1).share(), Call("tensor", x2).share()})),
+            S1(Call("return", v)));
   Call("free", List({x1.share(), x2.share(), m.share()}));
 }
 
 TEST_F(PluginModelDataTest, ADictionaryInputFeedsATwoInputForward) {
-  KRef m = Call("model", List({Call("module", "`mul").share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "`mul").share(), Call("loss", "`mse").share(),
+                               Call("opt", "`sgd").share()}));
   KRef d = Call("dict", "`a`b!(1 2 3e;10 20 30e)");
   EXPECT_EQ(S1(Call("train", List({m.share(), d.share(), Q("1 2 3e").share()}))), "1");
   EXPECT_EQ(S1(Call("return", Call("nforward", m))), "10 40 90e");
@@ -109,8 +120,10 @@ TEST_F(PluginModelDataTest, BadPartsLeaveTheDataAsItWas) {
   KRef q = Call("module", "`relu");
   EXPECT_EQ(Error("train", List({m.share(), List({v.share(), Q("0 2").share()}).share()})),
             "train: vector index 2 out of range for 2 tensor(s)");
-  EXPECT_EQ(Error("train", List({m.share(), q.share()})), "train: expected tensor, vector or dictionary, given module");
-  EXPECT_EQ(Error("input", List({m.share(), v.share(), Q("1 2").share()})), "tensor size mismatch, 3 vs 2");
+  EXPECT_EQ(Error("train", List({m.share(), q.share()})),
+            "train: expected tensor, vector or dictionary, given module");
+  EXPECT_EQ(Error("input", List({m.share(), v.share(), Q("1 2").share()})),
+            "tensor size mismatch, 3 vs 2");
   EXPECT_EQ(S1(Call("data", m)), "(1 2 3;4 5 6)");
   Call("free", List({v.share(), q.share(), m.share()}));
 }

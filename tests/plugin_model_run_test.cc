@@ -35,7 +35,8 @@ TEST_F(PluginModelRunTest, DataAndBatchesSeed004) {
   // q)m:model(module`relu; loss`ce;opt`sgd); train(m;`batchsize;3); data(m;1+til 10;100+til 10)
   KRef m = IdentityModel();
   Call("train", List({m.share(), kq::Sym("batchsize"), Q("3").share()}));
-  EXPECT_EQ(S1(Call("data", List({m.share(), Q(Til(10, 1)).share(), Q(Til(10, 100)).share()}))), "4");
+  EXPECT_EQ(S1(Call("data", List({m.share(), Q(Til(10, 1)).share(), Q(Til(10, 100)).share()}))),
+            "4");
   EXPECT_EQ(S1(Call("datasize", m)), "10");
   std::vector<std::string> seen;
   while (S1(Call("batch", m)) == "1b") {
@@ -60,7 +61,10 @@ TEST_F(PluginModelRunTest, TrainInputAloneSeed004) {
   std::vector<std::string> seen;
   while (S1(Call("testbatch", m)) == "1b") seen.push_back(S1(Call("testdata", m)));
   EXPECT_EQ(seen, (std::vector<std::string>{"(0 1 2 3 4;::)", "(5 6 7 8 9;::)"}));
-  EXPECT_EQ(S1(Call("testdata", List({m.share(), Q(Til(100)).share(), Q(Longs(100, [](std::int64_t i) { return i % 2; })).share()}))), "20");
+  EXPECT_EQ(
+      S1(Call("testdata", List({m.share(), Q(Til(100)).share(),
+                                Q(Longs(100, [](std::int64_t i) { return i % 2; })).share()}))),
+      "20");
   Call("free", m);
 }
 
@@ -78,7 +82,9 @@ TEST_F(PluginModelRunTest, InputHandleShowsBatchesSeed004) {
 
 TEST_F(PluginModelRunTest, SizeMismatchSeed004) {
   KRef m = IdentityModel();
-  EXPECT_EQ(Error("train", List({m.share(), Q(Longs(100, [](std::int64_t) { return 0; })).share(), Q(Longs(10, [](std::int64_t) { return 1; })).share()})), "tensor size mismatch, 100 vs 10");
+  EXPECT_EQ(Error("train", List({m.share(), Q(Longs(100, [](std::int64_t) { return 0; })).share(),
+                                 Q(Longs(10, [](std::int64_t) { return 1; })).share()})),
+            "tensor size mismatch, 100 vs 10");
   EXPECT_EQ(S1(Call("datasize", m)), "0");
   KRef l = Call("loss", "`mse");
   EXPECT_EQ(Error("batch", l), "batch: unrecognized arg(s) - loss");
@@ -100,23 +106,29 @@ TEST_F(PluginModelRunTest, ForwardAndLossOfBatchesSeed004) {
   KRef m = IdentityModel();
   EXPECT_EQ(S1(Call("batchinit", m)), "-1");  // no training data defined
   Call("train", List({m.share(), kq::Sym("batchsize"), Q("3").share()}));
-  EXPECT_EQ(S1(Call("train", List({m.share(), Q(".1 2.7 3 4 5 6 7e").share(), Q("1 2 3 4 5 6 7e").share()}))), "3");
+  EXPECT_EQ(S1(Call("train", List({m.share(), Q(".1 2.7 3 4 5 6 7e").share(),
+                                   Q("1 2 3 4 5 6 7e").share()}))),
+            "3");
   std::vector<std::string> seen;
   // q)while[batch m; use[l]loss(m;input m;target m); show tensor l]
   while (S1(Call("batch", m)) == "1b") {
     seen.push_back(S1(Call("return", Call("forward", m))));
     KRef d = Call("data", m);
-    KRef l = Call("loss", List({m.share(), kabi::r1(kabi::Items(d.get())[0]), kabi::r1(kabi::Items(d.get())[1])}));
+    KRef l = Call("loss", List({m.share(), kabi::r1(kabi::Items(d.get())[0]),
+                                kabi::r1(kabi::Items(d.get())[1])}));
     seen.push_back(S1(l));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"0.1 2.7 3e", "0.4333333e", "4 5 6e", "0e", ",7e", "0e"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"0.1 2.7 3e", "0.4333333e", "4 5 6e", "0e", ",7e", "0e"}));
   Call("free", m);
 }
 
 TEST_F(PluginModelRunTest, RunMetricsAsDictionarySeed004) {
   KRef q = Call("module", "(`linear;784;10)");
-  KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(), Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
-  Call("train", List({m.share(), kq::Syms({"batchsize", "dictionary", "metrics"}), Q("(100;1b;`loss`batchloss)").share()}));
+  KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(),
+                               Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
+  Call("train", List({m.share(), kq::Syms({"batchsize", "dictionary", "metrics"}),
+                      Q("(100;1b;`loss`batchloss)").share()}));
   KRef x = Call("tensor", Q("(`randn;600 784)"));
   KRef y = Call("tensor", Q("(`randint;10;600)"));
   EXPECT_EQ(S1(Call("train", List({m.share(), x.share(), y.share()}))), "6");
@@ -126,9 +138,11 @@ TEST_F(PluginModelRunTest, RunMetricsAsDictionarySeed004) {
   EXPECT_EQ(kabi::Items(kabi::DictValues(r.get()))[1]->n, 6);
   EXPECT_EQ(Call("backward", m)->t, -kabi::kReal);  // the loss's own type: 2.358e
   // One metric alone is that value; with `tensor and `dictionary, one dictionary pointer.
-  Call("train", List({m.share(), kq::Syms({"dictionary", "metrics"}), Q("(0b;`batchloss)").share()}));
+  Call("train",
+       List({m.share(), kq::Syms({"dictionary", "metrics"}), Q("(0b;`batchloss)").share()}));
   EXPECT_EQ(Call("run", m)->t, kabi::kReal);
-  Call("train", List({m.share(), kq::Syms({"tensor", "dictionary", "metrics"}), Q("(1b;1b;`loss`accuracy)").share()}));
+  Call("train", List({m.share(), kq::Syms({"tensor", "dictionary", "metrics"}),
+                      Q("(1b;1b;`loss`accuracy)").share()}));
   KRef d = Call("run", m);
   EXPECT_EQ(S1(Call("class", d)), "`dictionary");
   Call("free", d);

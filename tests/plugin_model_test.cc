@@ -42,17 +42,20 @@ TEST_F(PluginModelTest, MissingPartsLeaveTheArgumentsAlive) {
   KRef t = Call("tensor", "1 2 3");
   EXPECT_EQ(Error("model", List({q.share(), l.share()})), "model: optimizer not specified");
   EXPECT_EQ(Error("model", List({l.share(), t.share()})), "model: arg[1] unrecognized: tensor");
-  EXPECT_EQ(Error("model", List({l.share(), kq::Long(3)})), "model not implemented for general list");
+  EXPECT_EQ(Error("model", List({l.share(), kq::Long(3)})),
+            "model not implemented for general list");
   EXPECT_EQ(S1(Each("class", {&q, &l, &t})), "`module`loss`tensor");
   Call("free", List({q.share(), l.share(), t.share()}));
 }
 
 TEST_F(PluginModelTest, ReplacingTheLossSeed002) {
   // q)m:model(module`relu; loss`ce; opt`sgd)   model[m]`loss
-  KRef m = Call("model", List({Call("module", "`relu").share(), Call("loss", "`ce").share(), Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "`relu").share(), Call("loss", "`ce").share(),
+                               Call("opt", "`sgd").share()}));
   KRef d = Call("model", m);
   EXPECT_EQ(Keys(d), "`module`loss`optimizer`train`test");
-  EXPECT_EQ(S1(At(d, "loss")), "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
+  EXPECT_EQ(S1(At(d, "loss")),
+            "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
   // q)model(m;loss`mse)  model[m]`loss -> module|`mse options|(,`reduce)!,`mean
   EXPECT_EQ(S1(Call("model", List({m.share(), Call("loss", "`mse").share()}))), "::");
   EXPECT_EQ(S1(At(Call("model", m), "loss")), "`module`options!(`mse;(,`reduce)!,`mean)");
@@ -61,7 +64,8 @@ TEST_F(PluginModelTest, ReplacingTheLossSeed002) {
 
 TEST_F(PluginModelTest, RecreatedFromTheDescriptionAndTheStateSeed002) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;64;10);`relu)"));
-  KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(), Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
+  KRef m = Call("model", List({q.share(), Call("loss", "`ce").share(),
+                               Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
   // q)d:model m  q:module d`module  l:loss d`loss  o:opt(d`optimizer;q)  m2:model(q;l;o)
   KRef d = Call("model", m);
   KRef q2 = Call("module", At(d, "module"));
@@ -69,7 +73,8 @@ TEST_F(PluginModelTest, RecreatedFromTheDescriptionAndTheStateSeed002) {
   KRef o2 = Call("opt", List({At(d, "optimizer").share(), q2.share()}));
   KRef m2 = Call("model", List({q2.share(), l2.share(), o2.share()}));
   KRef d2 = Call("model", m2);
-  for (const char* key : {"module", "loss", "train", "test"}) EXPECT_EQ(S1(At(d, key)), S1(At(d2, key))) << key;
+  for (const char* key : {"module", "loss", "train", "test"})
+    EXPECT_EQ(S1(At(d, key)), S1(At(d2, key))) << key;
   EXPECT_EQ(S1(At(At(d, "optimizer"), "options")), S1(At(At(d2, "optimizer"), "options")));
   // q)s:state m  key s   cols s`module -> `depth`module`name`options`parms`buffers
   KRef s = Call("state", m);
@@ -88,23 +93,29 @@ TEST_F(PluginModelTest, RecreatedFromTheDescriptionAndTheStateSeed002) {
   };
   EXPECT_EQ(weight(m3), weight(m));
   EXPECT_NE(weight(m4), weight(m));
-  EXPECT_EQ(S1(At(At(Call("state", m3), "optimizer"), "options")), S1(At(At(s, "optimizer"), "options")));
+  EXPECT_EQ(S1(At(At(Call("state", m3), "optimizer"), "options")),
+            S1(At(At(s, "optimizer"), "options")));
   Call("free", List({m.share(), m2.share(), m3.share(), m4.share()}));
 }
 
 TEST_F(PluginModelTest, TrainOptionsSeed004) {
-  KRef m = Call("model", List({Call("module", "`sequential").share(), Call("loss", "`ce").share(), Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "`sequential").share(), Call("loss", "`ce").share(),
+                               Call("opt", "`sgd").share()}));
   KRef all = Call("train", m);
-  EXPECT_EQ(Keys(all), "`batchsize`task`tasks`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`clipgroup`clipnorm`clipvalue`tensor`dictionary`metrics");
+  EXPECT_EQ(Keys(all),
+            "`batchsize`task`tasks`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`clipgroup`"
+            "clipnorm`clipvalue`tensor`dictionary`metrics");
   // q)train(m;`clipnorm`batchsize`metrics) -> clipnorm|:: batchsize|32 metrics|,`loss
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"clipnorm", "batchsize", "metrics"})}))),
             "`clipnorm`batchsize`metrics!(::;32;,`loss)");
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("shuffle")}))), "0b");
   // q)train(m;k!100,1b)  train(m;k) -> 100 1b
   Call("train", List({m.share(), Q("`batchsize`shuffle!(100;1b)").share()}));
-  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle"})}))), "`batchsize`shuffle!(100;1b)");
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle"})}))),
+            "`batchsize`shuffle!(100;1b)");
   Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("(256;0b)").share()}));
-  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle"})}))), "`batchsize`shuffle!(256;0b)");
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"batchsize", "shuffle"})}))),
+            "`batchsize`shuffle!(256;0b)");
   // q)train(m;`metrics;`output`accuracy`loss)
   Call("train", List({m.share(), kq::Sym("metrics"), kq::Syms({"output", "accuracy", "loss"})}));
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("metrics")}))), "`output`accuracy`loss");
@@ -117,26 +128,35 @@ TEST_F(PluginModelTest, TrainOptionsSeed004) {
   Call("train", List({m.share(), clip.share(), Q("(0b;())").share()}));
   EXPECT_EQ(S1(Call("train", List({m.share(), clip.share()}))), "`clipgroup`clipnorm!(0b;::)");
   // Non-default options only, and the batch size and metrics of seed 004's MNIST example.
-  Call("train", List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(1000;`batchloss)").share()}));
-  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Bool(false)}))), "`batchsize`metrics!(1000;,`batchloss)");
+  Call("train",
+       List({m.share(), kq::Syms({"batchsize", "metrics"}), Q("(1000;`batchloss)").share()}));
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Bool(false)}))),
+            "`batchsize`metrics!(1000;,`batchloss)");
   Call("free", m);
 }
 
 TEST_F(PluginModelTest, BadOptionsAreRolledBack) {
-  KRef m = Call("model", List({Call("module", "`identity").share(), Call("loss", "`mse").share(), Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "`identity").share(), Call("loss", "`mse").share(),
+                               Call("opt", "`sgd").share()}));
   // q)test(m;`batchsize;5)  test(m;`batchsize) -> 5
   Call("test", List({m.share(), kq::Sym("batchsize"), kq::Long(5)}));
   EXPECT_EQ(S1(Call("test", List({m.share(), kq::Sym("batchsize")}))), "5");
-  EXPECT_EQ(Keys(Call("test", m)), "`batchsize`task`tasks`droplast`hidden`tensor`dictionary`metrics");
-  EXPECT_EQ(Error("test", List({m.share(), kq::Sym("shuffle"), kq::Bool(true)})), "unrecognized test setting: shuffle");
-  EXPECT_EQ(Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("(3;`x)").share()})),
-            "train: option `shuffle expects boolean, given symbol");
-  EXPECT_EQ(Error("train", List({m.share(), Q("`task`tasks!2 2").share()})), "train: task 2 must be less than tasks(2)");
-  EXPECT_EQ(Error("train", List({m.share(), kq::Sym("metrics"), kq::Sym("foo")})), "train: unrecognized metric `foo");
+  EXPECT_EQ(Keys(Call("test", m)),
+            "`batchsize`task`tasks`droplast`hidden`tensor`dictionary`metrics");
+  EXPECT_EQ(Error("test", List({m.share(), kq::Sym("shuffle"), kq::Bool(true)})),
+            "unrecognized test setting: shuffle");
+  EXPECT_EQ(
+      Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("(3;`x)").share()})),
+      "train: option `shuffle expects boolean, given symbol");
+  EXPECT_EQ(Error("train", List({m.share(), Q("`task`tasks!2 2").share()})),
+            "train: task 2 must be less than tasks(2)");
+  EXPECT_EQ(Error("train", List({m.share(), kq::Sym("metrics"), kq::Sym("foo")})),
+            "train: unrecognized metric `foo");
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"batchsize", "task", "metrics"})}))),
             "`batchsize`task`metrics!(32;0;,`loss)");
-  EXPECT_EQ(Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("1 2 3").share()})),
-            "train: 2 setting names given with long list");
+  EXPECT_EQ(
+      Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("1 2 3").share()})),
+      "train: 2 setting names given with long list");
   Call("free", m);
 }
 

@@ -39,12 +39,14 @@ TEST_F(ModuleSeedTest, SeqTreeAndNamedChildrenSeed004) {
   EXPECT_EQ(S1(Call("childnames", q)), "`a`b");
   // q)free c:children q  -- a dictionary whose values are all pointers frees at once
   KRef c = Call("children", q);
-  EXPECT_EQ(S1(Call("class", KRef(kabi::r1(kabi::Items(kabi::DictValues(c.get()))[0])))), "`module");
+  EXPECT_EQ(S1(Call("class", KRef(kabi::r1(kabi::Items(kabi::DictValues(c.get()))[0])))),
+            "`module");
   EXPECT_EQ(S1(Call("ref", KRef(kabi::r1(kabi::Items(kabi::DictValues(c.get()))[0])))), "3");
   Call("free", c);
   KRef b = Call("parm", List({q.share(), kq::Sym("a.bias")}));
   EXPECT_EQ(S1(Call("size", b)), ",10");
-  EXPECT_EQ(Error("parm", List({q.share(), kq::Sym("c.bias")})), "parm: no parameter `c.bias in sequential module");
+  EXPECT_EQ(Error("parm", List({q.share(), kq::Sym("c.bias")})),
+            "parm: no parameter `c.bias in sequential module");
   Call("free", List({q.share(), b.share()}));
 }
 
@@ -71,10 +73,13 @@ TEST_F(ModuleSeedTest, NestedTreesAsKtorchReadsThem) {
             "(`symbol$()!();`in`out`bias!(5;2;1b);(,`inplace)!,0b))");
   // a container child written as a general list, its own children below it (kmodules.rst);
   // (`sequential;`relu) would be the symbol list `sequential`relu, a sequential named relu
-  KRef f = Call("module", "(`sequential;(`fork;(`sequential;enlist `identity);(`sequential;enlist `relu)))");
+  KRef f = Call("module",
+                "(`sequential;(`fork;(`sequential;enlist `identity);(`sequential;enlist `relu)))");
   EXPECT_EQ(S1(Call("module", f)),
-            "+`depth`module`name`options!(0 1 2 3 2 3;`sequential`fork`sequential`identity`sequential`relu;"
-            "``0`qa`0`qb`0;(`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();(,`inplace)!,0b))");
+            "+`depth`module`name`options!(0 1 2 3 2 "
+            "3;`sequential`fork`sequential`identity`sequential`relu;"
+            "``0`qa`0`qb`0;(`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();`symbol$()!();("
+            ",`inplace)!,0b))");
   Call("free", List({q.share(), f.share()}));
 }
 
@@ -84,13 +89,15 @@ TEST_F(ModuleSeedTest, IdentityForwardSeed004) {
   KRef q = Call("module", "`identity");
   KRef y = Call("forward", List({q.share(), x.share()}));
   EXPECT_EQ(S1(Call("tensor", y)), "0 1 2 3 4 5 6");
-  EXPECT_EQ(S1(Call("return", Call("forward", List({q.share(), kq::Longs({1, 2})})))), "1 2");  // k in, a pointer out
+  EXPECT_EQ(S1(Call("return", Call("forward", List({q.share(), kq::Longs({1, 2})})))),
+            "1 2");  // k in, a pointer out
   Call("free", List({x.share(), q.share(), y.share()}));
 }
 
 TEST_F(ModuleSeedTest, SingleModuleQueryAndOptions) {
   KRef q = Call("module", "enlist(`linear;`fc;784;10;`bias;0b)");
-  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`fc;`in`out`bias!(784;10;0b))");
+  EXPECT_EQ(S1(Call("module", q)),
+            "`depth`module`name`options!(0;`linear;`fc;`in`out`bias!(784;10;0b))");
   EXPECT_EQ(S1(Call("parmnames", q)), ",`weight");
   EXPECT_EQ(Error("module", "`linearx"), "unrecognized module type: `linearx");
   EXPECT_EQ(Error("module", "(`linear;784)"), "linear: option `out required");
@@ -109,7 +116,8 @@ TEST_F(ModuleSeedTest, ToMovesAModule) {
 TEST_F(ModuleSeedTest, LossQuerySeed002) {
   // loss m -> module| `ce   options| `weight`ignore`smoothing`reduce!(::;-100;0f;`mean)
   KRef l = Call("loss", "`ce");
-  EXPECT_EQ(S1(Call("loss", l)), "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
+  EXPECT_EQ(S1(Call("loss", l)),
+            "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
   EXPECT_EQ(S1(Call("class", l)), "`loss");
   KRef sum = Call("loss", "(`mse;`sum)");
   EXPECT_EQ(S1(Call("loss", sum)), "`module`options!(`mse;(,`reduce)!,`sum)");
@@ -117,7 +125,8 @@ TEST_F(ModuleSeedTest, LossQuerySeed002) {
 }
 
 TEST_F(ModuleSeedTest, LossObjectAndFunctions) {
-  // q)l:loss`mse  x:tensor(1.2 1.9 3.1;`grad)  y:tensor 1.0 2.0 3.0  backward z:loss(l;x;y); return z
+  // q)l:loss`mse  x:tensor(1.2 1.9 3.1;`grad)  y:tensor 1.0 2.0 3.0  backward z:loss(l;x;y); return
+  // z
   KRef l = Call("loss", "`mse");
   KRef x = Call("tensor", "(1.2 1.9 3.1;`grad)");
   KRef y = Call("tensor", "1.0 2.0 3.0");
@@ -137,19 +146,22 @@ TEST_F(ModuleSeedTest, ThreeInputLosses) {
   EXPECT_EQ(S1(Call("margin", "(1 2 3e;2 1 2e;1 1 -1e;0.5;`sum)")), "3e");
   // q)l:loss(`cosineloss;-0.5)  z:loss(l;x1;x2;y)  return z -> 0.25e (cosines 1 and 0)
   KRef l = Call("loss", "(`cosineloss;-0.5)");
-  EXPECT_EQ(S1(Call("loss", List({l.share(), kq::Bool(false)}))), "`module`options!(`cosineloss;(,`margin)!,-0.5)");
+  EXPECT_EQ(S1(Call("loss", List({l.share(), kq::Bool(false)}))),
+            "`module`options!(`cosineloss;(,`margin)!,-0.5)");
   KRef x1 = Call("tensor", "(1 0e;0 1e)");
   KRef x2 = Call("tensor", "(1 0e;1 0e)");
   KRef y = Call("tensor", "1 -1e");
   KRef z = Call("loss", List({l.share(), x1.share(), x2.share(), y.share()}));
   EXPECT_EQ(S1(Call("return", z)), "0.25e");
-  EXPECT_EQ(Error("loss", List({l.share(), x1.share(), x2.share()})), "loss: `cosineloss expects 3 inputs, given 2");
+  EXPECT_EQ(Error("loss", List({l.share(), x1.share(), x2.share()})),
+            "loss: `cosineloss expects 3 inputs, given 2");
   Call("free", List({l.share(), x1.share(), x2.share(), y.share()}));
 }
 
 TEST_F(ModuleSeedTest, AlloptionsSettingPicksNonDefaultOptions) {
   KRef q = Call("module", "(`linear;4;2)");
-  EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`;`in`out`bias!(4;2;1b))");
+  EXPECT_EQ(S1(Call("module", q)),
+            "`depth`module`name`options!(0;`linear;`;`in`out`bias!(4;2;1b))");
   Call("setting", "(`alloptions;0b)");
   EXPECT_EQ(S1(Call("module", q)), "`depth`module`name`options!(0;`linear;`;`in`out!4 2)");
   EXPECT_EQ(S1(Call("module", List({q.share(), Q("1b").release()}))),
@@ -164,18 +176,20 @@ TEST_F(ModuleSeedTest, ChildrenOfANestedLibtorchSubmoduleSeed000) {
   KRef c = Call("children", List({m.share(), Q("`decoder.layers.0").release()}));
   ASSERT_EQ(c->t, kabi::kDictionary);
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(c.get())[0]))),
-            "`self_attn`multihead_attn`linear1`dropout`linear2`norm1`norm2`norm3`dropout1`dropout2`dropout3");
+            "`self_attn`multihead_attn`linear1`dropout`linear2`norm1`norm2`norm3`dropout1`dropout2`"
+            "dropout3");
   KRef values = KRef(kabi::r1(kabi::Items(c.get())[1]));
   std::vector<std::string> names;
   for (long long i = 0; i < values->n; ++i) {
     names.push_back(S1(Call("parmnames", KRef(kabi::r1(kabi::Items(values.get())[i])))));
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias",
-                                              "`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias",
-                                              "`weight`bias", "`symbol$()", "`weight`bias", "`weight`bias",
-                                              "`weight`bias", "`weight`bias", "`symbol$()", "`symbol$()",
-                                              "`symbol$()"}));
-  EXPECT_EQ(S1(Call("parmnames", List({m.share(), Q("`decoder.layers.0.linear1").release()}))), "`weight`bias");
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias",
+                       "`in_proj_weight`in_proj_bias`out_proj.weight`out_proj.bias", "`weight`bias",
+                       "`symbol$()", "`weight`bias", "`weight`bias", "`weight`bias", "`weight`bias",
+                       "`symbol$()", "`symbol$()", "`symbol$()"}));
+  EXPECT_EQ(S1(Call("parmnames", List({m.share(), Q("`decoder.layers.0.linear1").release()}))),
+            "`weight`bias");
   EXPECT_THAT(Error("children", List({m.share(), Q("`decoder.nope").release()})),
               HasSubstr("children: no child module `decoder.nope in transformer module"));
   Call("free", c);
@@ -186,7 +200,9 @@ TEST_F(ModuleSeedTest, ContainersAndExtensionThroughQ) {
   // q)q:module seq(`fork; (`linear;4;2); `relu)   forward(q;x) -> (linear x; relu x)
   KRef q = Call("module", "(`fork;enlist(`linear;4;2);enlist`relu)");
   EXPECT_EQ(S1(Call("childnames", q)), "`qa`qb");
-  KRef v = Call("return", Call("forward", List({q.share(), Q("1 -1 2 -2e").release()})));  // a vector pointer's values
+  KRef v = Call(
+      "return",
+      Call("forward", List({q.share(), Q("1 -1 2 -2e").release()})));  // a vector pointer's values
   ASSERT_EQ(v->t, kabi::kMixed);
   ASSERT_EQ(v->n, 2);
   EXPECT_EQ(S1(KRef(kabi::r1(kabi::Items(v.get())[1]))), "1 0 2 0e");
@@ -216,7 +232,8 @@ TEST_F(ModuleSeedTest, CallbackWithATrainableParameterSeed004) {
   EXPECT_EQ(S1(Call("parmnames", m)), ",`x");
   KRef x = Call("parm", List({m.share(), Q("`x").release()}));
   EXPECT_EQ(S1(Call("tensor", x)), "0.5 2.5 3");
-  EXPECT_EQ(S1(Call("return", Call("forward", List({m.share(), Q("0 0 0f").release()})))), "0.5 2.5 3");
+  EXPECT_EQ(S1(Call("return", Call("forward", List({m.share(), Q("0 0 0f").release()})))),
+            "0.5 2.5 3");
   khost::Undefine(kFn);
   Call("free", x);
   Call("free", m);
@@ -231,9 +248,11 @@ TEST_F(ModuleSeedTest, CallbackRunsQAndFreesItsPointers) {
   KRef m = Call("module", "enlist(`callback;`cb;\"{[m;x]mul(x;2)}\")");
   KRef query = Call("module", m);
   EXPECT_THAT(S1(query), HasSubstr("{[m;x]mul(x;2)}"));
-  EXPECT_EQ(S1(Call("return", Call("forward", List({m.share(), Q("1 2 3e").release()})))), "2 4 6e");
+  EXPECT_EQ(S1(Call("return", Call("forward", List({m.share(), Q("1 2 3e").release()})))),
+            "2 4 6e");
   khost::Undefine(kFn);
-  EXPECT_THAT(Error("forward", List({m.share(), Q("1 2 3e").release()})), HasSubstr("callback: `{[m;x]mul(x;2)} failed"));
+  EXPECT_THAT(Error("forward", List({m.share(), Q("1 2 3e").release()})),
+              HasSubstr("callback: `{[m;x]mul(x;2)} failed"));
   Call("free", m);
 }
 

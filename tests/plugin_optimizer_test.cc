@@ -55,7 +55,8 @@ TEST_F(PluginOptimizerTest, OptionsLrAndQuery) {
   Call("lr", List({o.share(), kq::Float(0.05)}));
   EXPECT_EQ(S1(Call("lr", o)), ",0.05");
   EXPECT_EQ(Error("opt", "`sgdx"), "unrecognized optimizer: sgdx");
-  EXPECT_EQ(Error("opt", List({kq::Sym("sgd"), q.share(), kq::Sym("fast")})), "sgd: option `lr expects double, given symbol");
+  EXPECT_EQ(Error("opt", List({kq::Sym("sgd"), q.share(), kq::Sym("fast")})),
+            "sgd: option `lr expects double, given symbol");
   Call("free", List({q.share(), o.share()}));
 }
 
@@ -63,8 +64,11 @@ TEST_F(PluginOptimizerTest, LbfgsIsQueriedButNotStepped) {
   // q)o:opt(`lbfgs;q;0.5)   step o -> 'LBFGS optimizer requires model, loss & inputs
   KRef q = Call("module", "enlist(`linear;2;3)");
   KRef o = Call("opt", List({kq::Sym("lbfgs"), q.share(), kq::Float(.5)}));
-  EXPECT_EQ(S1(At(Call("opt", o), "options")),
-            "+`lr`iter`eval`gradtol`changetol`history!(,0.5;,20;,25;,1e-07;,1e-09;,100)");  // as ktorch echoes lbfgs
+  EXPECT_EQ(
+      S1(At(Call("opt", o), "options")),
+      "+`lr`iter`eval`gradtol`changetol`history!(,0.5;,20;,25;,1e-07;,1e-09;,100)");  // as ktorch
+                                                                                      // echoes
+                                                                                      // lbfgs
   EXPECT_EQ(Error("step", o), "LBFGS optimizer requires model, loss & inputs");
   Call("free", List({q.share(), o.share()}));
 }
@@ -127,7 +131,8 @@ TEST_F(PluginOptimizerTest, GroupsAndClippingByGroupSeed004) {
   Call("opt", List({o.share(), kq::Long(1), b.share(), kq::Float(0.5)}));
   EXPECT_EQ(S1(Call("lr", o)), "0.01 0.5");
   EXPECT_EQ(S1(Call("ref", a)), "2");
-  // q)x:tensor(`randn;7 64)  y:tensor(`randint;3;7)  backward z:ce(yb:forward(b;ya:forward(a;x)); y)
+  // q)x:tensor(`randn;7 64)  y:tensor(`randint;3;7)  backward z:ce(yb:forward(b;ya:forward(a;x));
+  // y)
   KRef x = Call("tensor", "(`randn;7 64)");
   KRef y = Call("tensor", "(`randint;3;7)");
   KRef ya = Call("forward", List({a.share(), x.share()}));
@@ -139,13 +144,16 @@ TEST_F(PluginOptimizerTest, GroupsAndClippingByGroupSeed004) {
   ASSERT_EQ(first->t, kabi::kFloat);
   ASSERT_EQ(first->n, 2);
   KRef second = Call("clip", List({o.share(), kq::Float(.95), kq::Bool(true)}));
-  for (int g = 0; g < 2; ++g) EXPECT_NEAR(kabi::Floats(second.get())[g], std::min(1.0, kabi::Floats(first.get())[g]), 1e-5);
+  for (int g = 0; g < 2; ++g)
+    EXPECT_NEAR(kabi::Floats(second.get())[g], std::min(1.0, kabi::Floats(first.get())[g]), 1e-5);
   // q)clip(o; .75) -> the norm across all parameters (a scalar);  clip(o; .5) -> .75
   KRef all = Call("clip", List({o.share(), kq::Float(.75)}));
   EXPECT_EQ(all->t, -kabi::kFloat);
   EXPECT_NEAR(Call("clip", List({o.share(), kq::Float(.5)}))->f, .75, 1e-5);
-  EXPECT_NEAR(Call("clip", List({o.share(), kq::Float(.5), kq::Long(2), kq::Bool(false)}))->f, .5, 1e-5);
-  EXPECT_EQ(Call("clip", List({a.share(), kq::Float(.5), kq::Bool(true)}))->t, -kabi::kFloat);  // a module: one norm
+  EXPECT_NEAR(Call("clip", List({o.share(), kq::Float(.5), kq::Long(2), kq::Bool(false)}))->f, .5,
+              1e-5);
+  EXPECT_EQ(Call("clip", List({a.share(), kq::Float(.5), kq::Bool(true)}))->t,
+            -kabi::kFloat);  // a module: one norm
   // Groups must be consecutive.
   Call("opt", List({o.share(), kq::Long(2), kq::List({})}));
   EXPECT_EQ(Error("opt", List({o.share(), kq::Long(4), kq::List({})})),
@@ -154,8 +162,10 @@ TEST_F(PluginOptimizerTest, GroupsAndClippingByGroupSeed004) {
   Call("lr", List({o.share(), kq::Floats({.1, .2, .3})}));
   EXPECT_EQ(S1(Call("lr", o)), "0.1 0.2 0.3");
   EXPECT_EQ(Error("lr", List({o.share(), kq::Floats({.1, .2})})), "lr: 2 rates given for 3 groups");
-  EXPECT_EQ(Error("clip", List({o.share(), kq::Sym("x")})), "clip: arg[1] expected number, given symbol scalar");
-  Call("free", List({a.share(), b.share(), o.share(), x.share(), y.share(), ya.share(), yb.share(), z.share()}));
+  EXPECT_EQ(Error("clip", List({o.share(), kq::Sym("x")})),
+            "clip: arg[1] expected number, given symbol scalar");
+  Call("free", List({a.share(), b.share(), o.share(), x.share(), y.share(), ya.share(), yb.share(),
+                     z.share()}));
 }
 
 TEST_F(PluginOptimizerTest, ChildrenOfAModuleByName) {
@@ -194,7 +204,8 @@ TEST_F(PluginOptimizerTest, LooseTensorSteppedToItsTargetSeed004) {
     Call("free", z);
   }
   KRef values = Call("tensor", x);
-  for (int i = 0; i < 3; ++i) EXPECT_NEAR(kabi::Reals(values.get())[i], kabi::Reals(Call("tensor", y).get())[i], 0.01);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(kabi::Reals(values.get())[i], kabi::Reals(Call("tensor", y).get())[i], 0.01);
   Call("free", List({x.share(), y.share(), o.share()}));
 }
 
@@ -208,8 +219,10 @@ TEST_F(PluginOptimizerTest, ClipValueSeed004) {
   // q)clipv(x;1.2) -> 0n   grad x -> 0.6666667 1.2 1.2e
   EXPECT_EQ(S1(Call("clipv", List({x.share(), kq::Float(1.2)}))), "0n");
   EXPECT_EQ(S1(Call("grad", x)), "0.6666667 1.2 1.2e");
-  EXPECT_NEAR(Call("clip", List({x.share(), kq::Float(1.0)}))->f, std::sqrt(4.0 / 9 + 2 * 1.44), 1e-5);
-  EXPECT_THAT(Error("clipv", List({x.share()})), ::testing::HasSubstr("clipv: unrecognized arg(s)"));
+  EXPECT_NEAR(Call("clip", List({x.share(), kq::Float(1.0)}))->f, std::sqrt(4.0 / 9 + 2 * 1.44),
+              1e-5);
+  EXPECT_THAT(Error("clipv", List({x.share()})),
+              ::testing::HasSubstr("clipv: unrecognized arg(s)"));
   Call("free", List({x.share(), y.share(), z.share()}));
 }
 
@@ -219,8 +232,10 @@ TEST_F(PluginOptimizerTest, AdamwAmsgradAccountingSeed000) {
   // ktorch: optimizer| 6 3872 15496, counting each parameter's integer step as one element of
   // 8 bytes and no tensor.
   KRef q = Call("module", "(`sequential;enlist(`linear;128;10);`relu)");
-  KRef o = Call("opt", List({kq::Sym("adamw"), q.share(), kq::List({kq::Sym("amsgrad"), kq::Bool(true)})}));
-  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), "+(,`amsgrad)!,,1b");
+  KRef o = Call(
+      "opt", List({kq::Sym("adamw"), q.share(), kq::List({kq::Sym("amsgrad"), kq::Bool(true)})}));
+  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")),
+            "+(,`amsgrad)!,,1b");
   EXPECT_EQ(S1(Call("elements", o)), "0");
   KRef t = Call("tensor", "(`randn;64 128)");
   KRef x = Call("forward", List({q.share(), t.share()}));
@@ -250,20 +265,24 @@ TEST_F(PluginOptimizerTest, StateRestoresAnOptimizerThatContinuesSeed002) {
   train(q, o);
   KRef s = Call("state", o);
   KRef parms = At(s, "parms");
-  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(kabi::TableDict(parms.get()))))), "`parmgroup`pointer`module`name`size`buffers");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(kabi::TableDict(parms.get()))))),
+            "`parmgroup`pointer`module`name`size`buffers");
   KRef buffers = At(KRef(kabi::r1(kabi::TableDict(parms.get()))), "buffers");
-  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(kabi::Items(buffers.get())[1])))), "`step`exp_avg`exp_avg_sq");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(kabi::Items(buffers.get())[1])))),
+            "`step`exp_avg`exp_avg_sq");
   // q)q2:module state q   o2:opt(s;q2): the next steps are the same
   KRef q2 = Call("module", Call("state", q));
   KRef o2 = Call("opt", List({s.share(), q2.share()}));
   train(q, o);
   train(q2, o2);
   for (const char* name : {"weight", "bias"}) {
-    KRef p = Call("parm", List({q.share(), kq::Sym(name)})), p2 = Call("parm", List({q2.share(), kq::Sym(name)}));
+    KRef p = Call("parm", List({q.share(), kq::Sym(name)})),
+         p2 = Call("parm", List({q2.share(), kq::Sym(name)}));
     EXPECT_EQ(S1(Call("tensor", p)), S1(Call("tensor", p2)));
     Call("free", List({p.share(), p2.share()}));
   }
-  EXPECT_EQ(Error("opt", List({s.share(), o.share()})), "opt: expected module or model, given optimizer");
+  EXPECT_EQ(Error("opt", List({s.share(), o.share()})),
+            "opt: expected module or model, given optimizer");
   Call("free", List({q.share(), o.share(), x.share(), q2.share(), o2.share()}));
 }
 

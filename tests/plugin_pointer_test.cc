@@ -32,8 +32,9 @@ TEST_F(PointerSeedTest, ListsKeepPointersJoinsDoNot) {
   EXPECT_THAT(S1(List({a.share(), v.share()})), MatchesRegex("\\(,[0-9]+;,[0-9]+\\)"));
   KRef joined = List({kabi::r1(kabi::Items(a.get())[0]), kabi::r1(kabi::Items(v.get())[0])});
   EXPECT_THAT(S1(joined), MatchesRegex("\\([0-9]+;[0-9]+\\)"));  // a general list of long atoms
-  KRef first(kabi::r1(kabi::Items(joined.get())[0]));  // each item of a,v is a long atom
-  EXPECT_EQ(Error("class", first), "class: need allocated torch object, e.g. tensor, module, given long scalar");
+  KRef first(kabi::r1(kabi::Items(joined.get())[0]));            // each item of a,v is a long atom
+  EXPECT_EQ(Error("class", first),
+            "class: need allocated torch object, e.g. tensor, module, given long scalar");
   Call("free", List({a.share(), v.share()}));
 }
 
@@ -81,8 +82,10 @@ TEST_F(PointerSeedTest, FreeListsAndDictionaries) {
   KRef both = List({a.share(), b.share()});
   Call("free", both);
   EXPECT_EQ(Error("free", both), "free: stale pointer, element[0] of given list");
-  EXPECT_EQ(Error("free", "(1;`a)"), "free: expecting pytorch object but element[0] is long scalar");
-  EXPECT_EQ(Error("free", "`a"), "free: expecting pytorch object or list/dictionary of objects, given symbol scalar");
+  EXPECT_EQ(Error("free", "(1;`a)"),
+            "free: expecting pytorch object but element[0] is long scalar");
+  EXPECT_EQ(Error("free", "`a"),
+            "free: expecting pytorch object or list/dictionary of objects, given symbol scalar");
   KRef c = Call("tensor", "1");
   KRef named(kq::Dict(kq::Syms({"x", "y"}), kq::List({c.share(), a.share()})));
   EXPECT_EQ(Error("free", named), "free: stale pointer, key[`y] of given dictionary");
@@ -103,7 +106,8 @@ TEST_F(PointerSeedTest, ReturnGivesValuesThenFrees) {
   KRef r = Call("return", z);
   EXPECT_EQ(S1(r), "0.02");
   EXPECT_EQ(Error("return", z), "stale pointer");
-  EXPECT_EQ(Error("return", "1 2"), "return: expecting tensor, vector or dictionary, given long list");
+  EXPECT_EQ(Error("return", "1 2"),
+            "return: expecting tensor, vector or dictionary, given long list");
   Call("free", List({x.share(), y.share(), diff.share(), square.share()}));
 }
 
@@ -183,16 +187,17 @@ TEST_F(PointerSeedTest, StrIsLibtorchsPrintout) {
   KRef s = Call("str", t);
   EXPECT_EQ(s->t, kabi::kChar);
   EXPECT_THAT(S1(s), HasSubstr("[ CPUFloatType{2,3} ]"));
-  EXPECT_EQ(Error("str", "1"), "str: need allocated torch object, e.g. tensor, module, given long scalar");
+  EXPECT_EQ(Error("str", "1"),
+            "str: need allocated torch object, e.g. tensor, module, given long scalar");
   Call("free", t);
 }
 
 TEST_F(OverviewSeedTest, FnsListsTheApi) {
   // q)f:key{key[x]set'x}(`ktorch 2:`fns,1)[]   f -> `dv`tree`addref`free`return`use`obj...
   const std::vector<std::string> names = Plugin().Names();
-  for (const char* name : {"addref", "free", "return", "use", "obj", "tensorcount", "to", "info",
-                           "tensor", "vector", "dict", "mul", "mean", "backward", "grad",
-                           "scope", "endscope", "withscope", "setting"}) {
+  for (const char* name :
+       {"addref", "free", "return", "use", "obj", "tensorcount", "to", "info", "tensor", "vector",
+        "dict", "mul", "mean", "backward", "grad", "scope", "endscope", "withscope", "setting"}) {
     EXPECT_THAT(names, ::testing::Contains(name));
   }
   EXPECT_EQ(Plugin().Rank("use"), 2);
@@ -212,7 +217,8 @@ TEST_F(OverviewSeedTest, GradientOfAMeanOfSquares) {
 
 TEST_F(OverviewSeedTest, TensorsOnTheGpu) {
   // q)x:tensor(1 2 3e; `cuda)  device x -> `cuda:0   y:tensor 4 5  to(y;`cuda)  device y -> `cuda:0
-  if (S1(Call("device")) != "`cuda") GTEST_SKIP() << "no CUDA device: the plugin's device[] is `cpu";
+  if (S1(Call("device")) != "`cuda")
+    GTEST_SKIP() << "no CUDA device: the plugin's device[] is `cpu";
   KRef x = Call("tensor", "(1 2 3e;`cuda)");
   EXPECT_EQ(S1(Call("device", x)), "`cuda:0");
   KRef y = Call("tensor", "4 5");

@@ -4,8 +4,8 @@
 // each pointer form checked against the k-data form drawn from the same seed, and normal and
 // uniform against the plugin's randn/rand draws scaled; bernoulli and multinomial on data,
 // pointers and into an output pointer (probabilities of 0 and 1 make their draws certain).
-// api/tensor/random_fill.h's own tests compare every call with libtorch's. Bad arguments of each form
-// give the function's error and change nothing.
+// api/tensor/random_fill.h's own tests compare every call with libtorch's. Bad arguments of each
+// form give the function's error and change nothing.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -51,9 +51,11 @@ class PluginRandomTest : public PluginTest {
   }
 };
 
-void ExpectScaled(const std::vector<float>& got, const std::vector<float>& drawn, double scale, double shift) {
+void ExpectScaled(const std::vector<float>& got, const std::vector<float>& drawn, double scale,
+                  double shift) {
   ASSERT_EQ(got.size(), drawn.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], scale * drawn[i] + shift, 1e-5) << i;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], scale * drawn[i] + shift, 1e-5) << i;
 }
 
 TEST_F(PluginRandomTest, NormalAndUniformAreTheSeedsDrawsScaled) {
@@ -75,9 +77,15 @@ TEST_F(PluginRandomTest, EveryFillOnDataMatchesThePointerForm) {
     const char* options;
   };
   const Row rows[] = {
-      {"normal", "(0 0 0 0f;0 0 0 0f;0 0 0 0f)", "0;1"},       {"uniform", "0 0 0 0e", "2;3"},     {"random", "0 0 0 0 0 0", "10"},
-      {"random", "0 0 0 0e", "-3;3"},    {"cauchy", "0 0 0 0e", "1;2"},      {"exponential", "0 0 0 0f", "2"},
-      {"geometric", "0 0 0 0 0", "0.4"}, {"geometric", "0 0 0 0e", "0.4"}, {"lognormal", "0 0 0 0e", "0;0.5"},
+      {"normal", "(0 0 0 0f;0 0 0 0f;0 0 0 0f)", "0;1"},
+      {"uniform", "0 0 0 0e", "2;3"},
+      {"random", "0 0 0 0 0 0", "10"},
+      {"random", "0 0 0 0e", "-3;3"},
+      {"cauchy", "0 0 0 0e", "1;2"},
+      {"exponential", "0 0 0 0f", "2"},
+      {"geometric", "0 0 0 0 0", "0.4"},
+      {"geometric", "0 0 0 0e", "0.4"},
+      {"lognormal", "0 0 0 0e", "0;0.5"},
   };
   for (const Row& r : rows) {
     SCOPED_TRACE(r.fn);
@@ -110,7 +118,8 @@ TEST_F(PluginRandomTest, VectorsDictionariesAndModulesWholeOrBySelection) {
   EXPECT_EQ(S1(Call("vector", List({v.share(), kq::Long(1)}))), "0 0e");
   EXPECT_THAT(Reals(Call("vector", List({v.share(), kq::Long(0)}))), ::testing::Each(Gt(0)));
   Call("zeros", v);
-  EXPECT_EQ(S1(Call("exponential", List({v.share(), kq::Long(3)}))), "::");  // an integer atom: the rate
+  EXPECT_EQ(S1(Call("exponential", List({v.share(), kq::Long(3)}))),
+            "::");  // an integer atom: the rate
   EXPECT_THAT(Reals(Call("vector", v)), ::testing::Each(Gt(0)));
 
   KRef d = Call("dict", "`a`b!(0 0e;0 0 0)");
@@ -122,7 +131,8 @@ TEST_F(PluginRandomTest, VectorsDictionariesAndModulesWholeOrBySelection) {
   KRef b = Call("parm", List({q.share(), kq::Sym("bias")}));
   const std::string bias = S1(Call("tensor", b));
   const std::string weight = S1(Call("tensor", w));
-  EXPECT_EQ(S1(Call("cauchy", List({q.share(), kq::Sym("weight"), kq::Float(0), kq::Float(1)}))), "::");
+  EXPECT_EQ(S1(Call("cauchy", List({q.share(), kq::Sym("weight"), kq::Float(0), kq::Float(1)}))),
+            "::");
   EXPECT_EQ(S1(Call("tensor", b)), bias);
   EXPECT_NE(S1(Call("tensor", w)), weight);
   EXPECT_EQ(S1(Call("gradflag", w)), "1b");
@@ -145,9 +155,10 @@ TEST_F(PluginRandomTest, BernoulliAndMultinomialOnDataPointersAndOutputs) {
   KRef m = Call("multinomial", List({p.share(), kq::Long(2)}));
   EXPECT_THAT(S1(Call("tensor", m)), ::testing::AnyOf("0 2", "2 0"));
   KRef reals = Call("tensor", "(`empty;0)");  // indices written as reals
-  EXPECT_EQ(S1(Call("multinomial", List({p.share(), kq::Long(4), kq::Bool(true), reals.share()}))), "::");
-  EXPECT_THAT(Values(reals), ElementsAre(::testing::AnyOf(0, 2), ::testing::AnyOf(0, 2), ::testing::AnyOf(0, 2),
-                                         ::testing::AnyOf(0, 2)));
+  EXPECT_EQ(S1(Call("multinomial", List({p.share(), kq::Long(4), kq::Bool(true), reals.share()}))),
+            "::");
+  EXPECT_THAT(Values(reals), ElementsAre(::testing::AnyOf(0, 2), ::testing::AnyOf(0, 2),
+                                         ::testing::AnyOf(0, 2), ::testing::AnyOf(0, 2)));
   Call("free", List({p.share(), b.share(), out.share(), m.share(), reals.share()}));
 }
 
@@ -155,15 +166,19 @@ TEST_F(PluginRandomTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef longs = Call("tensor", "1 2 3");
   KRef v = Call("vector", "(1 2e;3 4;01b)");
   KRef d = Call("dict", "(,`a)!,1 2e");
-  EXPECT_THAT(Error("normal", longs), HasSubstr("normal: tensor is long, expected a floating-point tensor"));
+  EXPECT_THAT(Error("normal", longs),
+              HasSubstr("normal: tensor is long, expected a floating-point tensor"));
   EXPECT_THAT(Error("normal", List({d.share(), kq::Float(1), kq::Float(2), kq::Float(3)})),
               HasSubstr("normal: expected mean and std, given 3 option(s)"));
   EXPECT_THAT(Error("random", List({v.share(), kq::Float(1), kq::Float(2), kq::Float(3)})),
               HasSubstr("random: expected high or low and high, given 3 option(s)"));
-  EXPECT_THAT(Error("uniform", v), HasSubstr("uniform: vector[1] is long, expected a floating-point tensor"));
+  EXPECT_THAT(Error("uniform", v),
+              HasSubstr("uniform: vector[1] is long, expected a floating-point tensor"));
   // bool's range: vector[2] fails after vector[0] and [1] drew (neither is changed)
-  EXPECT_THAT(Error("random", List({v.share(), kq::Long(0), kq::Long(1000)})), HasSubstr("out of bounds for bool"));
-  EXPECT_THAT(Error("geometric", List({longs.share(), kq::Sym("p")})), HasSubstr("geometric: arg[1] expected number"));
+  EXPECT_THAT(Error("random", List({v.share(), kq::Long(0), kq::Long(1000)})),
+              HasSubstr("out of bounds for bool"));
+  EXPECT_THAT(Error("geometric", List({longs.share(), kq::Sym("p")})),
+              HasSubstr("geometric: arg[1] expected number"));
   EXPECT_THAT(Error("lognormal", List({d.share(), kq::Sym("b"), kq::Long(0), kq::Long(1)})),
               HasSubstr("lognormal: no key `b in dictionary"));
   EXPECT_THAT(Error("exponential", List({v.share(), Q("0 3").share(), kq::Long(1)})),
@@ -171,7 +186,8 @@ TEST_F(PluginRandomTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   EXPECT_THAT(Error("cauchy", List({longs.share(), kq::Long(0), kq::Long(-1)})),
               HasSubstr("cauchy: sigma -1 is not positive"));
   EXPECT_THAT(Error("bernoulli", v), HasSubstr("bernoulli: expected tensor, given vector"));
-  EXPECT_THAT(Error("multinomial", List({longs.share(), kq::Long(1), kq::Bool(true), kq::Long(2), kq::Long(3)})),
+  EXPECT_THAT(Error("multinomial",
+                    List({longs.share(), kq::Long(1), kq::Bool(true), kq::Long(2), kq::Long(3)})),
               HasSubstr("multinomial: unrecognized arg(s)"));
   EXPECT_THAT(Error("multinomial", List({Q("1 1e").share(), kq::Long(1), v.share()})),
               HasSubstr("multinomial: expected tensor, given vector"));

@@ -30,7 +30,8 @@ TEST_F(ScopeFnsTest, EndscopeHandsOffPointersInsideListsAndDictionaries) {
   KRef a = Call("tensor", "1 2");
   KRef b = Call("tensor", "3 4");
   KRef c = Call("tensor", "5 6");
-  KRef result = List({a.share(), kq::Dict(kq::Syms({"x", "y"}), kq::List({b.share(), kq::Long(5)}))});
+  KRef result =
+      List({a.share(), kq::Dict(kq::Syms({"x", "y"}), kq::List({b.share(), kq::Long(5)}))});
   KRef back = Call("endscope", List({s.share(), result.share()}));
   EXPECT_EQ(S1(back), S1(result));  // endscope(s;r) returns r
   EXPECT_EQ(S1(Call("mapped", a)), "1b");
@@ -58,7 +59,8 @@ TEST_F(ScopeFnsTest, WithscopeKeepsOnlyTheResult) {
   KRef x = Call("tensor", "(1 2 3.0;`grad)");
   std::int64_t temporary = 0;
   KRef f(khost::Function(1, [&](const std::vector<kabi::K>& args) -> kabi::K {
-    khost::Result y = Plugin().Call("mul", KRef(kq::List({kabi::r1(args[0]), kabi::r1(args[0])})).get());
+    khost::Result y =
+        Plugin().Call("mul", KRef(kq::List({kabi::r1(args[0]), kabi::r1(args[0])})).get());
     temporary = PointerId(y.value);
     khost::Result z = Plugin().Call("mean", y.value.get());
     Plugin().Call("backward", z.value.get());
@@ -74,7 +76,8 @@ TEST_F(ScopeFnsTest, WithscopeKeepsOnlyTheResult) {
 
 TEST_F(ScopeFnsTest, WithscopeAppliesSeveralArguments) {
   KRef f(khost::Function(2, [&](const std::vector<kabi::K>& args) -> kabi::K {
-    khost::Result sum = Plugin().Call("add", KRef(kq::List({kabi::r1(args[0]), kabi::r1(args[1])})).get());
+    khost::Result sum =
+        Plugin().Call("add", KRef(kq::List({kabi::r1(args[0]), kabi::r1(args[1])})).get());
     return sum.value.release();
   }));
   KRef a = Call("tensor", "1 2");
@@ -88,7 +91,8 @@ TEST_F(ScopeFnsTest, AnErrorInsideWithscopeLeavesNoPointerBehind) {
   KRef f(khost::Function(1, [&](const std::vector<kabi::K>&) -> kabi::K {
     khost::Result t = Plugin().Call("tensor", KRef(kq::Longs({1, 2})).get());
     created = PointerId(t.value);
-    khost::Result bad = Plugin().Call("add", KRef(kq::List({t.value.share(), kq::Longs({1, 2, 3})})).get());
+    khost::Result bad =
+        Plugin().Call("add", KRef(kq::List({t.value.share(), kq::Longs({1, 2, 3})})).get());
     static std::string message;
     message = bad.error;
     return kabi::krr(const_cast<char*>(message.c_str()));
@@ -104,13 +108,14 @@ TEST_F(ScopeFnsTest, LeaksListsFreesAndChecksWhatCodeLeftBehind) {
   // q)c:leaks[]; t:tensor 1 2; leaks c   -> t's obj[] row; leaks(c;`free) -> 1
   KRef before = Call("tensor", "0");
   KRef c = Call("leaks");
-  EXPECT_EQ(S1(Call("leaks", c)), "+`ptr`class`device`dtype`size`elements`bytes`scope`origin!"
-                                  "(();`symbol$();`symbol$();`symbol$();();`long$();`long$();`long$();`symbol$())");
+  EXPECT_EQ(S1(Call("leaks", c)),
+            "+`ptr`class`device`dtype`size`elements`bytes`scope`origin!"
+            "(();`symbol$();`symbol$();`symbol$();();`long$();`long$();`long$();`symbol$())");
   KRef t = Call("tensor", "1 2");
   KRef m = Call("module", "(`linear;1;1)");
   const std::string rows = S1(Call("leaks", c));
-  EXPECT_THAT(rows, HasSubstr(";`tensor`module;"));   // the class column
-  EXPECT_THAT(rows, HasSubstr(";`tensor`module)"));   // the origin column: the creating calls
+  EXPECT_THAT(rows, HasSubstr(";`tensor`module;"));  // the class column
+  EXPECT_THAT(rows, HasSubstr(";`tensor`module)"));  // the origin column: the creating calls
   EXPECT_EQ(S1(Call("leaks", List({c.share(), kq::Sym("free")}))), "2");
   EXPECT_EQ(S1(Call("mapped", t)), "0b");
   EXPECT_EQ(S1(Call("mapped", m)), "0b");
@@ -136,19 +141,22 @@ TEST_F(ScopeFnsTest, StrictSetting) {
   EXPECT_EQ(S1(At(all, "scope")), "0");
   EXPECT_EQ(S1(At(all, "alloptions")), "1b");
   Call("setting", "(`strict;1b)");
-  EXPECT_EQ(Error("tensor", "1 2"), "tensor: no open scope (strict setting): wrap tensor code in a scope");
+  EXPECT_EQ(Error("tensor", "1 2"),
+            "tensor: no open scope (strict setting): wrap tensor code in a scope");
   KRef s = Call("scope");
   KRef t = Call("tensor", "1 2");
   Call("endscope", s);
   Call("setting", "(`strict;0b)");
-  EXPECT_EQ(Error("setting", "(`scope;2)"), "setting: `scope is read-only, it is the depth of the open scopes");
+  EXPECT_EQ(Error("setting", "(`scope;2)"),
+            "setting: `scope is read-only, it is the depth of the open scopes");
   EXPECT_EQ(Error("setting", "`fast"), "unrecognized configuration setting: fast");
 }
 
 TEST_F(ScopeFnsTest, BadScopeArguments) {
   EXPECT_EQ(Error("endscope", "0"), "endscope: expecting a scope id from scope[], given 0");
   EXPECT_EQ(Error("endscope", "12345"), "endscope: scope 12345 is not open on this thread");
-  EXPECT_EQ(Error("withscope", "1"), "withscope: expecting (function; argument(s)), given long scalar");
+  EXPECT_EQ(Error("withscope", "1"),
+            "withscope: expecting (function; argument(s)), given long scalar");
 }
 
 }  // namespace plugin_scope_test

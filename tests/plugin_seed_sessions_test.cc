@@ -72,7 +72,8 @@ TEST_F(PluginSeedSessionsTest, PtrOfTensorModuleOptimizerSeed000) {
   EXPECT_NE(raw[0], raw[1]);
   EXPECT_NE(raw[1], raw[2]);
   EXPECT_NE(raw[0], raw[2]);
-  // "If the k interface has multiple api-pointers refencing the same object, their raw pointers will match."
+  // "If the k interface has multiple api-pointers refencing the same object, their raw pointers
+  // will match."
   KRef m2 = Call("addref", m);
   EXPECT_EQ(Call("ptr", m2)->j, raw[1]);
   KRef o2 = Call("addref", o);
@@ -81,8 +82,10 @@ TEST_F(PluginSeedSessionsTest, PtrOfTensorModuleOptimizerSeed000) {
 }
 
 TEST_F(PluginSeedSessionsTest, ModulesOnTheGpuSeed000) {
-  // q)q:module (`sequential; enlist(`linear;128;10); `relu)   to(q;`cuda)   device each (t;q) -> `cpu`cuda:0
-  if (S1(Call("device")) != "`cuda") GTEST_SKIP() << "no CUDA device: the plugin's device[] is `cpu";
+  // q)q:module (`sequential; enlist(`linear;128;10); `relu)   to(q;`cuda)   device each (t;q) ->
+  // `cpu`cuda:0
+  if (S1(Call("device")) != "`cuda")
+    GTEST_SKIP() << "no CUDA device: the plugin's device[] is `cpu";
   KRef t = Call("tensor", "1 2 3");
   KRef q = Call("module", "(`sequential;enlist(`linear;128;10);enlist `relu)");
   Call("to", List({q.share(), kq::Sym("cuda")}));
@@ -143,8 +146,9 @@ TEST_F(PluginSeedSessionsTest, DictionaryGradientResetSeed004) {
   Call("backward", List({z.share(), kq::Longs({1, 1, 1})}));
   EXPECT_EQ(S1(Each("grad", {&x, &y})), "(2 4 6f;4 8 12f)");
   // q)d:dict`x`y!addref each(x;y)   zerograd d   grad each(x;y) -> 0 0 0 / 0 0 0
-  KRef d = Call("dict", KRef(kq::Dict(kq::Syms({"x", "y"}), kq::List({Call("addref", x).release(),
-                                                                       Call("addref", y).release()}))));
+  KRef d = Call(
+      "dict", KRef(kq::Dict(kq::Syms({"x", "y"}),
+                            kq::List({Call("addref", x).release(), Call("addref", y).release()}))));
   EXPECT_FALSE(Call("zerograd", d));
   EXPECT_EQ(S1(Each("grad", {&x, &y})), "(0 0 0f;0 0 0f)");
   // q)nograd d   grad each(x;y) -> :: / ::
@@ -154,7 +158,8 @@ TEST_F(PluginSeedSessionsTest, DictionaryGradientResetSeed004) {
 }
 
 TEST_F(PluginSeedSessionsTest, ModuleAndOptimizerGradientResetSeed004) {
-  // q)a:module seq(`sequential; (`linear;`a;64;20); `relu)   b:module seq(`sequential; (`linear;`b;20;10); `drop)
+  // q)a:module seq(`sequential; (`linear;`a;64;20); `relu)   b:module seq(`sequential;
+  // (`linear;`b;20;10); `drop)
   KRef a = Call("module", Call("seq", "(`sequential;(`linear;`a;64;20);`relu)"));
   KRef b = Call("module", Call("seq", "(`sequential;(`linear;`b;20;10);`drop)"));
   // q)parmnames a -> `a.weight`a.bias   aw:parm(a;`a.weight)   bw:parm(b;`b.weight)
@@ -195,8 +200,8 @@ TEST_F(PluginSeedSessionsTest, ModuleAndOptimizerGradientResetSeed004) {
   // q)nograd o   grad each(aw;bw) -> :: / ::
   Call("nograd", o);
   EXPECT_EQ(S1(Each("grad", {&aw, &bw})), "(::;::)");
-  Call("free", List({a.share(), b.share(), aw.share(), bw.share(), o.share(), x.share(), ya.share(), yb.share(),
-                     z.share()}));
+  Call("free", List({a.share(), b.share(), aw.share(), bw.share(), o.share(), x.share(), ya.share(),
+                     yb.share(), z.share()}));
 }
 
 TEST_F(PluginSeedSessionsTest, EvaluateAModuleSeed004) {
@@ -213,7 +218,8 @@ TEST_F(PluginSeedSessionsTest, EvaluateAModuleSeed004) {
 
 TEST_F(PluginSeedSessionsTest, ClipAModuleByValueSeed004) {
   // q)m:module enlist(`linear;10;3)   parmnames m -> `weight`bias   p:parm(m;`weight)
-  Call("seed", "11");  // the module's initial weights too: the tighter clip below needs gradients past 0.1
+  Call("seed",
+       "11");  // the module's initial weights too: the tighter clip below needs gradients past 0.1
   KRef m = Call("module", "enlist(`linear;10;3)");
   EXPECT_EQ(S1(Call("parmnames", m)), "`weight`bias");
   KRef p = Call("parm", List({m.share(), kq::Sym("weight")}));
@@ -230,9 +236,11 @@ TEST_F(PluginSeedSessionsTest, ClipAModuleByValueSeed004) {
   EXPECT_EQ(S1(Call("clipv", List({m.share(), kq::Float(.4)}))), "0n");
   std::vector<float> after = Reals(Call("grad", p));
   ASSERT_EQ(after.size(), 30u);
-  for (size_t i = 0; i < after.size(); ++i) EXPECT_FLOAT_EQ(after[i], std::clamp(before[i], -.4f, .4f)) << i;
+  for (size_t i = 0; i < after.size(); ++i)
+    EXPECT_FLOAT_EQ(after[i], std::clamp(before[i], -.4f, .4f)) << i;
   // A tighter value certainly clips: the extremes become exactly -0.1 and 0.1.
-  const float low = *std::min_element(after.begin(), after.end()), high = *std::max_element(after.begin(), after.end());
+  const float low = *std::min_element(after.begin(), after.end()),
+              high = *std::max_element(after.begin(), after.end());
   ASSERT_LT(low, -0.1f);
   ASSERT_GT(high, 0.1f);
   EXPECT_EQ(S1(Call("clipv", List({m.share(), kq::Float(.1)}))), "0n");
@@ -251,7 +259,8 @@ TEST_F(PluginSeedSessionsTest, SpiralTrainingStepsSeed004) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
-  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")), "+`lr`momentum!(,0.2;,0.99)");
+  EXPECT_EQ(S1(At(Call("opt", List({o.share(), kq::Bool(false)})), "options")),
+            "+`lr`momentum!(,0.2;,0.99)");
   // q)spiral:{x:til[x]%x-1; flip x*/:(sin;cos)@\:z+sum 4*(x;y)}
   // q)z:tensor(`randn; k,n; `double)   x:tensor "e"$raze spiral[n]'[til k;.2*tensor z]
   // q)y:tensor til[k]where k#n
@@ -262,8 +271,8 @@ TEST_F(PluginSeedSessionsTest, SpiralTrainingStepsSeed004) {
   EXPECT_EQ(S1(Call("size", x)), "3000 2");
   KRef targets = SpiralClasses(n, k);
   KRef y = Call("tensor", targets);
-  // q)f:{[q;l;o;x;y]zerograd o; x:forward(q;x); r:tensor y:loss(l;x;y); backward y; free each(x;y); step o; r}
-  // q)\ts:3 show f[q;l;o;x;y] -> 1.031206e 0.9710665e 0.9085126e
+  // q)f:{[q;l;o;x;y]zerograd o; x:forward(q;x); r:tensor y:loss(l;x;y); backward y; free each(x;y);
+  // step o; r} q)\ts:3 show f[q;l;o;x;y] -> 1.031206e 0.9710665e 0.9085126e
   std::vector<float> losses;
   for (int i = 0; i < 3; ++i) {
     Call("zerograd", o);

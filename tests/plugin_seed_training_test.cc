@@ -9,15 +9,18 @@
 //   model(addref q;l;o), class q -> `module       PluginModelTest.AddrefKeepsAPartSeed002
 //   model(m;loss`mse) replaces the loss           PluginModelTest.ReplacingTheLossSeed002
 //     (several parts at once)                     ReplacesSeveralPartsAtOnceSeed002 (here)
-//   d:model m, key d (a sequential module)        PluginModelTest.RecreatedFromTheDescriptionAndTheStateSeed002
-//   d:model m, key d (a linear module)            DescriptionKeysSeed002 (here)
-//   d`module, d`loss, d`optimizer, d .`optimizer`options, d .`optimizer`parms, model(m;0b)
+//   d:model m, key d (a sequential module)
+//   PluginModelTest.RecreatedFromTheDescriptionAndTheStateSeed002 d:model m, key d (a linear
+//   module)            DescriptionKeysSeed002 (here) d`module, d`loss, d`optimizer, d
+//   .`optimizer`options, d .`optimizer`parms, model(m;0b)
 //                                                 DescriptionPartsSeed002 (here)
 //   recreate: model[m]~'model m2 -> 1 1 0 1 1, optimizer ~' -> 1 1 0, parms ~'' -> 1 0 1 1 1
-//                                                 RecreatedModelDiffersInParameterPointersSeed002 (here)
+//                                                 RecreatedModelDiffersInParameterPointersSeed002
+//                                                 (here)
 //   state m: key s, s[`module]~''state q, cols of d/s module and optimizer parms
 //                                                 StateRecreatesTheModuleSeed002 (here); the exact
-//                                                 parameters back: PluginModelTest.RecreatedFromThe-
+//                                                 parameters back:
+//                                                 PluginModelTest.RecreatedFromThe-
 //                                                 DescriptionAndTheStateSeed002
 //   mapped each(q;l;o) -> 111b 000b, module m / loss m / opt m -> 111b
 //                                                 PluginModelTest.ModelConsumesItsPartsSeed002
@@ -27,17 +30,18 @@
 //   spirals on a model: nograd m; backward(m;x;y); step m (g, 3 times)
 //                                                 SpiralStepsOnAModelSeed004 (here)
 //   zerograd/nograd x (tensor)                    PluginSeedSessionsTest.TensorGradientResetSeed004
-//   zerograd/nograd d (dictionary)                PluginSeedSessionsTest.DictionaryGradientResetSeed004
+//   zerograd/nograd d (dictionary) PluginSeedSessionsTest.DictionaryGradientResetSeed004
 //   zerograd/nograd a, o, b (modules, optimizer groups)
 //                                                 PluginSeedSessionsTest.ModuleAndOptimizerGradientResetSeed004
 //     (vectors and models)                        GradientResetOfVectorsAndModelsSeed004 (here)
 //   forward(q;x), batch(x;3) loop, evaluate(q;x)  PluginBatchTest.ForwardInBatchesSeed004,
 //                                                 PluginSeedSessionsTest.EvaluateAModuleSeed004
 //   forward m, batch m loop, eforward m, test(m;til 10), testbatch loop of evaluate m
-//                                                 ForwardOnAModelSeed004 (here). Deviation: eforward m
-//                                                 with no test data fails "eforward: no test data",
-//                                                 ktorch's "identity: forward(tensor) not implemented
-//                                                 given empty" is an accident of its empty tensor.
+//                                                 ForwardOnAModelSeed004 (here). Deviation:
+//                                                 eforward m with no test data fails "eforward: no
+//                                                 test data", ktorch's "identity: forward(tensor)
+//                                                 not implemented given empty" is an accident of
+//                                                 its empty tensor.
 //     data m with no target -> (0 .. 6;::)        PluginModelRunTest.TrainInputAloneSeed004
 //   loss(m;input m;target m), batch loop, 0.4333333e*3%7
 //                                                 LossOnAModelSeed004 (here)
@@ -54,14 +58,18 @@
 //                                                 GivesTheLossAsARealSeed004
 //   clipv(x;1.2)                                  PluginOptimizerTest.ClipValueSeed004
 //   clipv(m;.4) on a module                       PluginSeedSessionsTest.ClipAModuleByValueSeed004
-//   clip(o;1.0;1b) .. clip(o;.5) by group         PluginOptimizerTest.GroupsAndClippingByGroupSeed004,
-//                                                 ClipByGroupThenAcrossGroupsSeed004 (here, every step)
-//   step o on a loose tensor (20 steps)           PluginSeedSessionsTest.LooseTensorStepsWithoutResetSeed004
-//   backstep(m;0;1 2 3.0), lbfgs and a callback   BackstepWithLbfgsAndACallbackSeed004 (here, input ,0);
-//                                                 the scalar input 0: BackstepGivenAScalarInputSeed004
+//   clip(o;1.0;1b) .. clip(o;.5) by group PluginOptimizerTest.GroupsAndClippingByGroupSeed004,
+//                                                 ClipByGroupThenAcrossGroupsSeed004 (here, every
+//                                                 step)
+//   step o on a loose tensor (20 steps) PluginSeedSessionsTest.LooseTensorStepsWithoutResetSeed004
+//   backstep(m;0;1 2 3.0), lbfgs and a callback   BackstepWithLbfgsAndACallbackSeed004 (here, input
+//   ,0);
+//                                                 the scalar input 0:
+//                                                 BackstepGivenAScalarInputSeed004
 //   train m / train(m;names) / set by dict, by names and values, metrics, clipgroup/clipnorm
-//                                                 PluginModelTest.TrainOptionsSeed004; what batchsize,
-//                                                 droplast and shuffle do: OptionsShapeTheBatchesSeed004
+//                                                 PluginModelTest.TrainOptionsSeed004; what
+//                                                 batchsize, droplast and shuffle do:
+//                                                 OptionsShapeTheBatchesSeed004
 //   train(m;(x1;x2);y), train(m;v), (v;0 1), ((v;0);(v;1)), dict d, (d;`a`b), ((d;`a);(d;`b))
 //                                                 PluginModelDataTest.InputsAsListsVectorsAnd-
 //                                                 DictionariesSeed004
@@ -69,12 +77,12 @@
 //                                                 MnistShapedDataSeed004 (here)
 //   train(m;100#0;10#1) -> 'tensor size mismatch  PluginModelRunTest.SizeMismatchSeed004
 //   data(m;1 2 3;10 11 12), data m                DataAndTestDataSeed004 (here)
-//   data(m;(.1 .2 .3;3 5#..);10 11 12)            PluginModelDataTest.DataListsAndInputOfTwoTensorsSeed004
+//   data(m;(.1 .2 .3;3 5#..);10 11 12) PluginModelDataTest.DataListsAndInputOfTwoTensorsSeed004
 //   testdata(m;til 100;100#0 1) -> 20             PluginModelRunTest.TrainInputAloneSeed004
 //   datasize m in a batch loop                    PluginModelRunTest.DataAndBatchesSeed004
 //   input(m;101+til 64) -> 4, batch loop          InputInBatchesSeed004 (here)
 //   train(m;`batchsize) -> 32, input(m;til 100)   InputInBatchesSeed004 (here)
-//   input(m;x1;x2), class v -> `vector            PluginModelDataTest.DataListsAndInputOfTwoTensorsSeed004
+//   input(m;x1;x2), class v -> `vector PluginModelDataTest.DataListsAndInputOfTwoTensorsSeed004
 //   shuffle x / (x;1) / d / after batch(x;3;0)    PluginBatchTest.Shuffle*Seed004
 //   shuffle m / unshuffle m                       ShuffleAndUnshuffleAModelSeed004 (here)
 //   batch m loop of input m                       BatchRestoreAndBatchinitSeed004 (here)
@@ -159,10 +167,13 @@ class PluginSeedTrainingTest : public PluginTest {
   }
   // q)m:model(q; loss`ce; opt(`sgd;q)): q's handle becomes stale.
   KRef SgdModel(const KRef& q) {
-    return Call("model", List({q.share(), Call("loss", "`ce").share(), Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
+    return Call("model", List({q.share(), Call("loss", "`ce").share(),
+                               Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
   }
   // q)q:module seq(`sequential; (`linear;64;10); `relu)   m:model(q; loss`ce; opt(`sgd;q))
-  KRef LinearReluModel() { return SgdModel(Call("module", Call("seq", "(`sequential;(`linear;64;10);`relu)"))); }
+  KRef LinearReluModel() {
+    return SgdModel(Call("module", Call("seq", "(`sequential;(`linear;64;10);`relu)")));
+  }
   // return input m: the model's input (through a tensor pointer, freed).
   std::string InputOf(const KRef& m) { return S1(Call("return", Call("input", m))); }
   // name(m;x[;y]) with k data: the number of batches.
@@ -179,7 +190,8 @@ class PluginSeedTrainingTest : public PluginTest {
     EXPECT_EQ(S1(Call(mode, List({m.share(), kq::Sym(name), value}))), "::");
   }
   // train(m;names;values) / test(m;names;values), the values a q literal
-  void Set(const char* mode, const KRef& m, std::initializer_list<absl::string_view> names, const char* values) {
+  void Set(const char* mode, const KRef& m, std::initializer_list<absl::string_view> names,
+           const char* values) {
     EXPECT_EQ(S1(Call(mode, List({m.share(), kq::Syms(names), Q(values).release()}))), "::");
   }
 };
@@ -199,7 +211,8 @@ TEST_F(PluginSeedTrainingTest, DescriptionPartsSeed002) {
   KRef d = Call("model", m);
   // q)d`module
   // depth module name options
-  // 0 sequential (`symbol$())!()  /  1 linear 0 `in`out`bias!(64;10;1b)  /  1 relu 1 (,`inplace)!,0b
+  // 0 sequential (`symbol$())!()  /  1 linear 0 `in`out`bias!(64;10;1b)  /  1 relu 1
+  // (,`inplace)!,0b
   KRef module = At(d, "module");
   ASSERT_EQ(module->t, kabi::kTable);
   KRef columns = Columns(module);
@@ -209,13 +222,17 @@ TEST_F(PluginSeedTrainingTest, DescriptionPartsSeed002) {
   EXPECT_EQ(S1(At(columns, "name")), "``0`1");
   EXPECT_EQ(S1(At(columns, "options")), "(`symbol$()!();`in`out`bias!(64;10;1b);(,`inplace)!,0b)");
   // q)d`loss -> module|`ce  options|`weight`ignore`smoothing`reduce!(::;-100;0f;`mean)
-  EXPECT_EQ(S1(At(d, "loss")), "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
-  // q)d`optimizer -> optimizer|`sgd  options|,`lr`momentum`dampening`decay`nesterov!(..)  parms|+`parmgroup`pointer..
+  EXPECT_EQ(S1(At(d, "loss")),
+            "`module`options!(`ce;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
+  // q)d`optimizer -> optimizer|`sgd  options|,`lr`momentum`dampening`decay`nesterov!(..)
+  // parms|+`parmgroup`pointer..
   KRef optimizer = At(d, "optimizer");
   EXPECT_EQ(Keys(optimizer), "`optimizer`options`parms");
   EXPECT_EQ(S1(At(optimizer, "optimizer")), "`sgd");
-  // q)d .`optimizer`options -> lr momentum dampening decay nesterov / 0.01 0 0 0 0 (one dictionary per group)
-  EXPECT_EQ(S1(At(optimizer, "options")), "+`lr`momentum`dampening`decay`nesterov!(,0.01;,0f;,0f;,0f;,0b)");
+  // q)d .`optimizer`options -> lr momentum dampening decay nesterov / 0.01 0 0 0 0 (one dictionary
+  // per group)
+  EXPECT_EQ(S1(At(optimizer, "options")),
+            "+`lr`momentum`dampening`decay`nesterov!(,0.01;,0f;,0f;,0f;,0b)");
   // q)d .`optimizer`parms -> 0 <ptr> linear 0.weight 10 64 / 0 <ptr> linear 0.bias ,10
   KRef parms = Columns(At(optimizer, "parms"));
   EXPECT_EQ(Keys(parms), "`parmgroup`pointer`module`name`size");
@@ -245,7 +262,8 @@ TEST_F(PluginSeedTrainingTest, RecreatedModelDiffersInParameterPointersSeed002) 
   // q)model[m][`optimizer]~'model[m2]`optimizer -> optimizer 1 options 1 parms 0
   EXPECT_EQ(MatchByKey(At(d, "optimizer"), At(d2, "optimizer")), "optimizer:1 options:1 parms:0");
   // q)(model[m] .`optimizer`parms)~''model[m2].`optimizer`parms -> 1 0 1 1 1 in each row
-  KRef parms = Columns(At(At(d, "optimizer"), "parms")), parms2 = Columns(At(At(d2, "optimizer"), "parms"));
+  KRef parms = Columns(At(At(d, "optimizer"), "parms")),
+       parms2 = Columns(At(At(d2, "optimizer"), "parms"));
   std::string columns;
   for (const char* name : {"parmgroup", "pointer", "module", "name", "size"}) {
     columns += MatchEach(At(parms, name), At(parms2, name)) + " ";
@@ -274,13 +292,15 @@ TEST_F(PluginSeedTrainingTest, StateRecreatesTheModuleSeed002) {
   EXPECT_EQ(Keys(saved), "`depth`module`name`options`parms`buffers");
   // q){cols x .`optimizer`parms}'[(d;s)] -> .. `size / .. `size`buffers
   EXPECT_EQ(Keys(Columns(At(At(d, "optimizer"), "parms"))), "`parmgroup`pointer`module`name`size");
-  EXPECT_EQ(Keys(Columns(At(At(s, "optimizer"), "parms"))), "`parmgroup`pointer`module`name`size`buffers");
+  EXPECT_EQ(Keys(Columns(At(At(s, "optimizer"), "parms"))),
+            "`parmgroup`pointer`module`name`size`buffers");
   Call("free", List({m.share(), q.share()}));
 }
 
 TEST_F(PluginSeedTrainingTest, ReplacesSeveralPartsAtOnceSeed002) {
   // model(model; object; ..): "one or more api-pointer to a module, loss or optimizer"
-  KRef m = Call("model", List({Call("module", "`relu").share(), Call("loss", "`ce").share(), Call("opt", "`sgd").share()}));
+  KRef m = Call("model", List({Call("module", "`relu").share(), Call("loss", "`ce").share(),
+                               Call("opt", "`sgd").share()}));
   KRef l = Call("loss", "`mse"), o = Call("opt", "`adam");
   EXPECT_EQ(S1(Call("model", List({m.share(), l.share(), o.share()}))), "::");
   EXPECT_EQ(S1(Each("mapped", {&l, &o})), "00b");
@@ -299,7 +319,8 @@ TEST_F(PluginSeedTrainingTest, SpiralStepsOnAModelSeed004) {
   KRef q = Call("module", Call("seq", "(`sequential;(`linear;2;100);`relu;(`linear;100;3))"));
   KRef l = Call("loss", "`ce");
   KRef o = Call("opt", List({kq::Sym("sgd"), q.share(), kq::Float(.2), kq::Float(.99)}));
-  KRef x = Call("tensor", SpiralPoints(Call("return", Call("tensor", "(`randn;3 1000;`double)")), n, k));
+  KRef x =
+      Call("tensor", SpiralPoints(Call("return", Call("tensor", "(`randn;3 1000;`double)")), n, k));
   KRef y = Call("tensor", SpiralClasses(n, k));
   // q)m:model(q;l;o)   g:{[m;x;y]nograd m; r:backward(m;x;y); step m; r}   \ts:3 show g[m;x;y]
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
@@ -318,9 +339,11 @@ TEST_F(PluginSeedTrainingTest, SpiralStepsOnAModelSeed004) {
 }
 
 TEST_F(PluginSeedTrainingTest, GradientResetOfVectorsAndModelsSeed004) {
-  // nograd/zerograd(object): "a tensor, vector or dictionary of tensors, or a module, optimizer or model"
+  // nograd/zerograd(object): "a tensor, vector or dictionary of tensors, or a module, optimizer or
+  // model"
   KRef x = Call("tensor", "(1 2 3.0;`grad)"), y = Call("tensor", "(2 4 6.0;`grad)");
-  KRef x2 = Call("mul", List({x.share(), x.share()})), y2 = Call("mul", List({y.share(), y.share()}));
+  KRef x2 = Call("mul", List({x.share(), x.share()})),
+       y2 = Call("mul", List({y.share(), y.share()}));
   KRef z = Call("add", List({x2.share(), y2.share()}));
   Call("backward", List({z.share(), kq::Longs({1, 1, 1})}));
   KRef v = Call("vector", List({Call("addref", x).share(), Call("addref", y).share()}));
@@ -338,7 +361,8 @@ TEST_F(PluginSeedTrainingTest, GradientResetOfVectorsAndModelsSeed004) {
   EXPECT_EQ(S1(Call("grad", b)), "0 0e");
   EXPECT_EQ(S1(Call("nograd", m)), "::");
   EXPECT_EQ(S1(Call("grad", b)), "::");
-  Call("free", List({x.share(), y.share(), x2.share(), y2.share(), z.share(), v.share(), b.share(), m.share()}));
+  Call("free", List({x.share(), y.share(), x2.share(), y2.share(), z.share(), v.share(), b.share(),
+                     m.share()}));
 }
 
 TEST_F(PluginSeedTrainingTest, ForwardOnAModelSeed004) {
@@ -360,10 +384,12 @@ TEST_F(PluginSeedTrainingTest, ForwardOnAModelSeed004) {
   KRef n = Call("nforward", m);
   EXPECT_EQ(S1(Call("tensor", n)), "0 1 2 3 4 5 6");
   EXPECT_EQ(S1(Call("gradflag", n)), "0b");
-  // q)eforward m -> an error: no test data (ktorch: 'identity: forward(tensor) not implemented given empty)
+  // q)eforward m -> an error: no test data (ktorch: 'identity: forward(tensor) not implemented
+  // given empty)
   EXPECT_EQ(Error("eforward", m), "eforward: no test data");
   EXPECT_EQ(Error("evaluate", m), "evaluate: no test data");
-  // q)test(m;`batchsize;5)   test(m;til 10) -> 2   while[testbatch m; show evaluate m] -> 0 1 2 3 4 / 5 6 7 8 9
+  // q)test(m;`batchsize;5)   test(m;til 10) -> 2   while[testbatch m; show evaluate m] -> 0 1 2 3 4
+  // / 5 6 7 8 9
   Set("test", m, "batchsize", kq::Long(5));
   EXPECT_EQ(Give("test", m, Til(10)), "2");
   shown.clear();
@@ -415,7 +441,8 @@ TEST_F(PluginSeedTrainingTest, BackwardModesOnTensorsSeed004) {
   for (const KRef* t : {&x, &y, &z}) {
     KRef i = Call("info", *t);
     std::string row;
-    for (const char* key : {"device", "dtype", "gradient", "gradfn", "leaf"}) row += S1(At(i, key)) + " ";
+    for (const char* key : {"device", "dtype", "gradient", "gradfn", "leaf"})
+      row += S1(At(i, key)) + " ";
     rows.push_back(row);
   }
   EXPECT_THAT(rows, ElementsAre("`cpu `float `grad ` 1b ", "`cpu `float `grad `MulBackward0 0b ",
@@ -444,7 +471,8 @@ TEST_F(PluginSeedTrainingTest, BackwardModesOnTensorsSeed004) {
 }
 
 TEST_F(PluginSeedTrainingTest, BackwardTwiceNeedsRetainSeed004) {
-  // q)m:mean y:mul(x;x:tensor(1 2 3e;`grad)); z:std y   backward m   grad x -> 0.6666667 1.333333 2e
+  // q)m:mean y:mul(x;x:tensor(1 2 3e;`grad)); z:std y   backward m   grad x -> 0.6666667 1.333333
+  // 2e
   KRef x = Call("tensor", "(1 2 3e;`grad)");
   KRef y = Call("mul", List({x.share(), x.share()}));
   KRef m = Call("mean", y), z = Call("std", y);
@@ -452,9 +480,12 @@ TEST_F(PluginSeedTrainingTest, BackwardTwiceNeedsRetainSeed004) {
   EXPECT_EQ(S1(Call("grad", x)), "0.6666667 1.333333 2e");
   // q)backward z -> 'Trying to backward through the graph a second time ..
   EXPECT_EQ(Error("backward", z),
-            "Trying to backward through the graph a second time (or directly access saved tensors after they have "
-            "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+            "Trying to backward through the graph a second time (or directly access saved tensors "
+            "after they have "
+            "already been freed). Saved intermediate values of the graph are freed when you call "
+            ".backward() or "
+            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+            "a second time or "
             "if you need to access saved tensors after calling backward.");
   // q)free(x;y;m;z)   m:mean y:mul(..); z:std y   backward(m;`retain)   nograd x   backward z
   Call("free", List({x.share(), y.share(), m.share(), z.share()}));
@@ -512,7 +543,8 @@ TEST_F(PluginModelBackwardTest, ModelBackwardAndBatchGradientsSeed004) {
   const std::vector<float> grad = Reals(Call("grad", b_));
   ASSERT_EQ(grad.size(), 10u);
   Call("free", List({yhat.share(), z.share()}));
-  // q)train(m;`batchsize;3)   input(m;x); target(m;y) -> 4   nograd m   backward m -> 2.358e   grad b
+  // q)train(m;`batchsize;3)   input(m;x); target(m;y) -> 4   nograd m   backward m -> 2.358e   grad
+  // b
   Set("train", m_, "batchsize", kq::Long(3));
   EXPECT_EQ(S1(Call("input", List({m_.share(), x_.share()}))), "4");
   EXPECT_EQ(S1(Call("target", List({m_.share(), y_.share()}))), "4");
@@ -557,13 +589,15 @@ TEST_F(PluginModelBackwardTest, ModelBackwardGivesTheLossAsARealSeed004) {
 }
 
 TEST_F(PluginSeedTrainingTest, ClipByGroupThenAcrossGroupsSeed004) {
-  // q)a:module enlist(`linear;`a;64;32)   b:module enlist(`linear;`b;32;3)   o:opt`sgd; opt(o;0;a); opt(o;1;b)
+  // q)a:module enlist(`linear;`a;64;32)   b:module enlist(`linear;`b;32;3)   o:opt`sgd; opt(o;0;a);
+  // opt(o;1;b)
   KRef a = Call("module", "enlist(`linear;`a;64;32)");
   KRef b = Call("module", "enlist(`linear;`b;32;3)");
   KRef o = Call("opt", "`sgd");
   EXPECT_EQ(S1(Call("opt", List({o.share(), kq::Long(0), a.share()}))), "::");
   EXPECT_EQ(S1(Call("opt", List({o.share(), kq::Long(1), b.share()}))), "::");
-  // q)x:tensor(`randn;7 64)   y:tensor(`randint;3;7)   backward z:ce(yb:forward(b;ya:forward(a;x)); y)
+  // q)x:tensor(`randn;7 64)   y:tensor(`randint;3;7)   backward z:ce(yb:forward(b;ya:forward(a;x));
+  // y)
   Call("seed", "5");
   KRef x = Call("tensor", "(`randn;7 64)");
   KRef y = Call("tensor", "(`randint;3;7)");
@@ -575,8 +609,9 @@ TEST_F(PluginSeedTrainingTest, ClipByGroupThenAcrossGroupsSeed004) {
   auto clip = [&](double max, bool group) {
     KRef r = Call("clip", group ? List({o.share(), kq::Float(max), kq::Bool(true)})
                                 : List({o.share(), kq::Float(max)}));
-    return r->t == -kabi::kFloat ? std::vector<double>{r->f}
-                                 : std::vector<double>(kabi::Floats(r.get()), kabi::Floats(r.get()) + r->n);
+    return r->t == -kabi::kFloat
+               ? std::vector<double>{r->f}
+               : std::vector<double>(kabi::Floats(r.get()), kabi::Floats(r.get()) + r->n);
   };
   const std::vector<double> first = clip(1.0, true);
   ASSERT_EQ(first.size(), 2u);
@@ -590,7 +625,8 @@ TEST_F(PluginSeedTrainingTest, ClipByGroupThenAcrossGroupsSeed004) {
   ASSERT_EQ(all.size(), 1u);
   EXPECT_NEAR(all[0], std::sqrt(2.0) * .9, 1e-5);
   EXPECT_NEAR(clip(.5, false)[0], .75, 1e-5);
-  Call("free", List({a.share(), b.share(), o.share(), x.share(), y.share(), ya.share(), yb.share(), z.share()}));
+  Call("free", List({a.share(), b.share(), o.share(), x.share(), y.share(), ya.share(), yb.share(),
+                     z.share()}));
 }
 
 // q)m:module enlist (`callback;`cb;"{[m;x]parm(m;0N!`x)}"; (`parms;(`x;.5 2.5 3)))
@@ -607,7 +643,7 @@ void PluginSeedTrainingTest::BackstepWithLbfgsAndACallback(kabi::K input) {
   absl::Cleanup undefine = [&] { khost::Undefine(kFn); };
   KRef q = Call("module", "enlist(`callback;`cb;\"{[m;x]parm(m;0N!`x)}\";(`parms;(`x;.5 2.5 3)))");
   KRef m = Call("model", List({q.share(), Call("loss", "`mse").share(),
-                                 Call("opt", List({kq::Sym("lbfgs"), q.share()})).share()}));
+                               Call("opt", List({kq::Sym("lbfgs"), q.share()})).share()}));
   KRef x = Call("parm", List({m.share(), kq::Sym("x")}));
   EXPECT_EQ(S1(Call("tensor", x)), "0.5 2.5 3");
   KRef r = Call("backstep", List({m.share(), input, kq::Floats({1, 2, 3})}));
@@ -625,7 +661,8 @@ TEST_F(PluginSeedTrainingTest, BackstepWithLbfgsAndACallbackSeed004) {
 
 TEST_F(PluginSeedTrainingTest, BackstepGivenAScalarInputSeed004) {
   // q)backstep(m;0;1 2 3.0): ours fails "backstep: expected data with at least one dimension,
-  // given a scalar" (api/model/model_data.cc): data given to backstep is not batched, a scalar will do.
+  // given a scalar" (api/model/model_data.cc): data given to backstep is not batched, a scalar will
+  // do.
   BackstepWithLbfgsAndACallback(kq::Long(0));
 }
 
@@ -639,7 +676,8 @@ TEST_F(PluginSeedTrainingTest, MnistShapedDataSeed004) {
   // q)train(m;`batchsize`metrics;1000,`batchloss)   train(m; x; y) -> 60
   Set("train", m, {"batchsize", "metrics"}, "(1000;`batchloss)");
   EXPECT_EQ(Give("train", m, x, y), "60");
-  // q)X:tensor(`randn; 10000 784)   Y:tensor(`randint; 10; 10000)   test(m;`batchsize;5000)   test(m;X;Y) -> 2
+  // q)X:tensor(`randn; 10000 784)   Y:tensor(`randint; 10; 10000)   test(m;`batchsize;5000)
+  // test(m;X;Y) -> 2
   KRef X = Call("tensor", "(`randn;10000 784)");
   KRef Y = Call("tensor", "(`randint;10;10000)");
   Set("test", m, "batchsize", kq::Long(5000));
@@ -650,8 +688,8 @@ TEST_F(PluginSeedTrainingTest, MnistShapedDataSeed004) {
 }
 
 TEST_F(PluginSeedTrainingTest, RunAndTestrunMetricsSeed004) {
-  // q)q:module enlist(`linear;784;10)   m:model(..)   x:tensor(`randn; 6000 784)   y:tensor(`randint; 10; 6000)
-  // (a tenth of the seed's rows, the same batch count with batchsize 100)
+  // q)q:module enlist(`linear;784;10)   m:model(..)   x:tensor(`randn; 6000 784) y:tensor(`randint;
+  // 10; 6000) (a tenth of the seed's rows, the same batch count with batchsize 100)
   KRef q = Call("module", "enlist(`linear;784;10)");
   KRef m = SgdModel(q);
   KRef x = Call("tensor", "(`randn;6000 784)");
@@ -680,7 +718,8 @@ TEST_F(PluginSeedTrainingTest, RunAndTestrunMetricsSeed004) {
   KRef t = Call("testrun", List({m.share(), X.share(), Y.share()}));
   // Several metrics with the tensor option: one vector pointer (ktorch's tensor/vector/dictionary).
   EXPECT_EQ(S1(Call("class", t)), "`vector");
-  EXPECT_EQ(S1(Call("size", t)), "(`long$();,2;`long$())");  // loss, batchloss (one per batch), accuracy
+  EXPECT_EQ(S1(Call("size", t)),
+            "(`long$();,2;`long$())");  // loss, batchloss (one per batch), accuracy
   EXPECT_EQ(S1(Call("testsize", m)), "5000");
   Call("free", t);
   // testrun m (no tensor option now): k arrays
@@ -719,7 +758,8 @@ TEST_F(PluginSeedTrainingTest, TensorDictionaryMetricsSeed004) {
 }
 
 TEST_F(PluginSeedTrainingTest, DataAndTestDataSeed004) {
-  // q)m:model(module`identity; loss`mse; opt`sgd)   data(m; 1 2 3; 10 11 12);   data m -> 1 2 3 / 10 11 12
+  // q)m:model(module`identity; loss`mse; opt`sgd)   data(m; 1 2 3; 10 11 12);   data m -> 1 2 3 /
+  // 10 11 12
   KRef m = IdentityModel();
   EXPECT_EQ(Give("data", m, Q("1 2 3"), Q("10 11 12")), "1");
   EXPECT_EQ(S1(Call("data", m)), "(1 2 3;10 11 12)");
@@ -735,7 +775,8 @@ TEST_F(PluginSeedTrainingTest, DataAndTestDataSeed004) {
   EXPECT_EQ(Give("testinput", m, Til(100, 1000)), "20");
   EXPECT_EQ(Give("testtarget", m, Til(100, 2000)), "20");
   EXPECT_EQ(S1(Call("testdata", m)), S1(List({Til(100, 1000).share(), Til(100, 2000).share()})));
-  EXPECT_EQ(Error("testtarget", List({m.share(), Til(10).share()})), "tensor size mismatch, 100 vs 10");
+  EXPECT_EQ(Error("testtarget", List({m.share(), Til(10).share()})),
+            "tensor size mismatch, 100 vs 10");
   Call("free", m);
 }
 
@@ -748,8 +789,10 @@ TEST_F(PluginSeedTrainingTest, InputInBatchesSeed004) {
   // q)while[batch m; show return input m] -> 101 .. 116 / 117 .. 132 / 133 .. 148 / 149 .. 164
   std::vector<std::string> shown;
   while (S1(Call("batch", m)) == "1b") shown.push_back(InputOf(m));
-  EXPECT_THAT(shown, ElementsAre(S1(Til(16, 101)), S1(Til(16, 117)), S1(Til(16, 133)), S1(Til(16, 149))));
-  // q)m:model(..)   train(m;`batchsize) -> 32   input(m; til 100) -> 4   til[100]~return input m -> 1b
+  EXPECT_THAT(shown,
+              ElementsAre(S1(Til(16, 101)), S1(Til(16, 117)), S1(Til(16, 133)), S1(Til(16, 149))));
+  // q)m:model(..)   train(m;`batchsize) -> 32   input(m; til 100) -> 4   til[100]~return input m ->
+  // 1b
   KRef m2 = IdentityModel();
   EXPECT_EQ(S1(Call("train", List({m2.share(), kq::Sym("batchsize")}))), "32");
   EXPECT_EQ(Give("input", m2, Til(100)), "4");
@@ -802,7 +845,8 @@ TEST_F(PluginSeedTrainingTest, BatchRestoreAndBatchinitSeed004) {
   KRef m2 = IdentityModel();
   EXPECT_EQ(S1(Call("batchinit", m2)), "-1");
   EXPECT_EQ(S1(Call("testinit", m2)), "-1");
-  // q)train(m;`batchsize;3)   train(m;til 7;100+til 7) -> 3   batch m -> 1b   data m -> 0 1 2 / 100 101 102
+  // q)train(m;`batchsize;3)   train(m;til 7;100+til 7) -> 3   batch m -> 1b   data m -> 0 1 2 / 100
+  // 101 102
   Set("train", m2, "batchsize", kq::Long(3));
   EXPECT_EQ(Give("train", m2, Til(7), Til(7, 100)), "3");
   EXPECT_EQ(S1(Call("batch", m2)), "1b");

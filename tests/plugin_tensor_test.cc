@@ -8,21 +8,21 @@
 #include <vector>
 
 #include <ATen/ops/arange.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/ones.h>
-#include <ATen/ops/ones_like.h>
-#include <ATen/ops/rand.h>
-#include <ATen/ops/randn_like.h>
 #include <ATen/ops/complex.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/eye.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/full_like.h>
 #include <ATen/ops/linspace.h>
 #include <ATen/ops/logspace.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/rand.h>
 #include <ATen/ops/rand_like.h>
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randint_like.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/randn_like.h>
 #include <ATen/ops/randperm.h>
 #include <ATen/ops/range.h>
 #include <ATen/ops/sparse_coo_tensor.h>
@@ -45,13 +45,14 @@ void Flatten(kabi::K x, std::vector<double>* out) {
     case 0:
       for (long long i = 0; i < x->n; ++i) Flatten(kabi::Items(x)[i], out);
       return;
-#define KSCOPE_FLATTEN(type, ctype, atom)                                                          \
-  case type:                                                                                       \
-    if (x->t < 0) {                                                                                \
-      out->push_back(static_cast<double>(x->atom));                                                \
-    } else {                                                                                       \
-      for (long long i = 0; i < x->n; ++i) out->push_back(static_cast<double>(static_cast<ctype*>(kabi::Payload(x))[i])); \
-    }                                                                                              \
+#define KSCOPE_FLATTEN(type, ctype, atom)                                              \
+  case type:                                                                           \
+    if (x->t < 0) {                                                                    \
+      out->push_back(static_cast<double>(x->atom));                                    \
+    } else {                                                                           \
+      for (long long i = 0; i < x->n; ++i)                                             \
+        out->push_back(static_cast<double>(static_cast<ctype*>(kabi::Payload(x))[i])); \
+    }                                                                                  \
     return;
       KSCOPE_FLATTEN(kabi::kBoolean, std::uint8_t, g)
       KSCOPE_FLATTEN(kabi::kByte, std::uint8_t, g)
@@ -120,7 +121,8 @@ TEST_F(PluginTensorTest, ModesMatchLibtorch) {
 }
 
 TEST_F(PluginTensorTest, ComplexFromArraysOrPointersAndBackAsRealImagPairs) {
-  const at::Tensor want = at::complex(at::tensor({1.0f, 2.0f, 3.0f}), at::tensor({4.0f, 0.0f, 6.0f}));
+  const at::Tensor want =
+      at::complex(at::tensor({1.0f, 2.0f, 3.0f}), at::tensor({4.0f, 0.0f, 6.0f}));
   KRef c = Call("tensor", "(`complex;1 2 3e;4 0 6e)");
   EXPECT_EQ(S1(Call("dtype", c)), "`cfloat");
   // complexfirst on (the default, as in ktorch): (real;imag), a first dimension of 2
@@ -131,8 +133,10 @@ TEST_F(PluginTensorTest, ComplexFromArraysOrPointersAndBackAsRealImagPairs) {
   Call("setting", "(`complexfirst;1b)");
   // the flag of tensor(t;flag;dim;ind) overrides the setting for one call
   EXPECT_EQ(S1(Call("tensor", List({c.share(), kq::Bool(false)}))), "(1 4e;2 0e;3 6e)");
-  EXPECT_EQ(S1(Call("tensor", List({c.share(), kq::Bool(true), kq::Long(0), kq::Longs({2, 0})}))), "(3 1e;6 4e)");
-  EXPECT_EQ(S1(Call("tensor", List({c.share(), kq::Bool(false), kq::Long(0), kq::Long(2)}))), "3 6e");
+  EXPECT_EQ(S1(Call("tensor", List({c.share(), kq::Bool(true), kq::Long(0), kq::Longs({2, 0})}))),
+            "(3 1e;6 4e)");
+  EXPECT_EQ(S1(Call("tensor", List({c.share(), kq::Bool(false), kq::Long(0), kq::Long(2)}))),
+            "3 6e");
   KRef re = Call("tensor", "1 2 3e");
   KRef im = Call("tensor", "4 0 6e");
   KRef c2 = Call("tensor", List({kq::Sym("complex"), re.share(), im.share(), kq::Sym("cdouble")}));
@@ -179,14 +183,16 @@ TEST_F(PluginTensorTest, LikeFormsFromAPointerOrAnArray) {
     like({kq::Sym("empty")});
     Call("seed", "3");
     const auto r = like({kq::Sym("rand")}), n = like({kq::Sym("randn")}),
-               i2 = like({kq::Sym("randint"), kq::Long(9)}), i3 = like({kq::Sym("randint"), kq::Long(5), kq::Long(9)});
+               i2 = like({kq::Sym("randint"), kq::Long(9)}),
+               i3 = like({kq::Sym("randint"), kq::Long(5), kq::Long(9)});
     at::manual_seed(3);
     EXPECT_EQ(r, Numbers(at::rand_like(ex)));
     EXPECT_EQ(n, Numbers(at::randn_like(ex)));
     EXPECT_EQ(i2, Numbers(at::randint_like(ex, 9)));
     EXPECT_EQ(i3, Numbers(at::randint_like(ex, 5, 9)));
   }
-  KRef f = Call("tensor", List({kq::Sym("zeros"), t.share(), kq::Sym("float")}));  // options override
+  KRef f =
+      Call("tensor", List({kq::Sym("zeros"), t.share(), kq::Sym("float")}));  // options override
   EXPECT_EQ(S1(Call("dtype", f)), "`float");
   Free({&t, &f});
 }
@@ -206,10 +212,13 @@ TEST_F(PluginTensorTest, OutFormsWriteIntoAnExistingTensorAndReturnNull) {
     return want;
   };
   EXPECT_EQ(into({kq::Sym("ones"), kq::Longs({2, 2})}), Numbers(at::ones_out(fresh(), {2, 2})));
-  EXPECT_EQ(into({kq::Sym("full"), kq::Long(3), kq::Float(1.5)}), Numbers(at::full_out(fresh(), {3}, 1.5)));
+  EXPECT_EQ(into({kq::Sym("full"), kq::Long(3), kq::Float(1.5)}),
+            Numbers(at::full_out(fresh(), {3}, 1.5)));
   EXPECT_EQ(into({kq::Sym("arange"), kq::Long(4)}), Numbers(at::arange_out(fresh(), 0, 4, 1)));
-  EXPECT_EQ(into({kq::Sym("range"), kq::Long(1), kq::Long(3)}), Numbers(at::range_out(fresh(), 1, 3, 1)));
-  EXPECT_EQ(into({kq::Sym("linspace"), kq::Long(0), kq::Long(1), kq::Long(3)}), Numbers(at::linspace_out(fresh(), 0, 1, 3)));
+  EXPECT_EQ(into({kq::Sym("range"), kq::Long(1), kq::Long(3)}),
+            Numbers(at::range_out(fresh(), 1, 3, 1)));
+  EXPECT_EQ(into({kq::Sym("linspace"), kq::Long(0), kq::Long(1), kq::Long(3)}),
+            Numbers(at::linspace_out(fresh(), 0, 1, 3)));
   EXPECT_EQ(into({kq::Sym("logspace"), kq::Long(0), kq::Long(2), kq::Long(3), kq::Float(2)}),
             Numbers(at::logspace_out(fresh(), 0, 2, 3, 2)));
   EXPECT_EQ(into({kq::Sym("eye"), kq::Long(2)}), Numbers(at::eye_out(fresh(), 2)));
@@ -226,7 +235,9 @@ TEST_F(PluginTensorTest, OutFormsWriteIntoAnExistingTensorAndReturnNull) {
   EXPECT_EQ(p, Numbers(at::randperm_out(fresh(), 5)));
   EXPECT_EQ(S1(out), id);  // the same pointer throughout
   KRef c = Call("tensor", "(`zeros;1;`cfloat)");
-  EXPECT_EQ(Call("tensor", List({kq::Sym("complex"), kq::Reals({1}), kq::Reals({2}), c.share()})).get(), nullptr);
+  EXPECT_EQ(
+      Call("tensor", List({kq::Sym("complex"), kq::Reals({1}), kq::Reals({2}), c.share()})).get(),
+      nullptr);
   EXPECT_EQ(S1(Values(c)), "(,1e;,2e)");  // (real;imag)
   // tensor(x;out): k data copied into the tensor (resized, converted to its dtype)
   EXPECT_EQ(Call("tensor", List({kq::Longs({1, 2, 3}), out.share()})).get(), nullptr);
@@ -236,8 +247,9 @@ TEST_F(PluginTensorTest, OutFormsWriteIntoAnExistingTensorAndReturnNull) {
 
 TEST_F(PluginTensorTest, EveryOptionSymbol) {
   const std::vector<std::pair<const char*, const char*>> dtypes = {
-      {"float", "1 2 3e"}, {"double", "1 2 3f"}, {"half", "1 2 3e"}, {"bool", "111b"}, {"byte", "0x010203"},
-      {"char", "(\"c\"$1 2 3)"}, {"long", "1 2 3"}, {"int", "1 2 3i"}, {"short", "1 2 3h"}};
+      {"float", "1 2 3e"}, {"double", "1 2 3f"}, {"half", "1 2 3e"},
+      {"bool", "111b"},    {"byte", "0x010203"}, {"char", "(\"c\"$1 2 3)"},
+      {"long", "1 2 3"},   {"int", "1 2 3i"},    {"short", "1 2 3h"}};
   for (const auto& [name, shown] : dtypes) {
     KRef p = Call("tensor", List({kq::Longs({1, 2, 3}), kq::Sym(name)}));
     EXPECT_EQ(S1(Call("dtype", p)), std::string("`") + name);
@@ -268,8 +280,8 @@ TEST_F(PluginTensorTest, EveryOptionSymbol) {
   const KRef pinned = Q("(`zeros;2;`pinned)");
   if (S1(Call("cudadevices")) == "0") {
     // libtorch's own reason: a CPU-only libtorch has no pinned memory, a CUDA one no driver here.
-    EXPECT_THAT(Error("tensor", pinned),
-                AnyOf(HasSubstr("Pinned memory requires CUDA"), HasSubstr("Found no NVIDIA driver")));
+    EXPECT_THAT(Error("tensor", pinned), AnyOf(HasSubstr("Pinned memory requires CUDA"),
+                                               HasSubstr("Found no NVIDIA driver")));
   } else {
     KRef pp = Call("tensor", pinned);
     EXPECT_EQ(S1(Call("pinned", pp)), "1b");
@@ -298,7 +310,8 @@ TEST_F(PluginTensorTest, SelectsValues) {
   EXPECT_EQ(S1(Call("tensor", List({p.share(), kq::Long(1), kq::Long(-1)}))), "3 7 11");
   EXPECT_EQ(Numbers(Call("tensor", List({p.share(), kq::Long(1), kq::Longs({3, 0})}))),
             Numbers(t.index_select(1, at::tensor({3, 0}, at::kLong))));
-  EXPECT_EQ(Error("tensor", List({p.share(), kq::Long(3)})), "tensor: index 3 out of range for dimension 0 of size 3");
+  EXPECT_EQ(Error("tensor", List({p.share(), kq::Long(3)})),
+            "tensor: index 3 out of range for dimension 0 of size 3");
   EXPECT_EQ(Error("tensor", List({p.share(), kq::Long(2), kq::Long(0)})),
             "tensor: dimension 2 out of range for a 2-d tensor");
   EXPECT_EQ(Error("tensor", List({p.share(), kq::Long(0), kq::Long(0), kq::Long(0)})),
@@ -314,7 +327,8 @@ TEST_F(PluginTensorTest, VectorsAndDictionariesSplitIntoNewPointers) {
   ASSERT_EQ(parts->n, 2);
   KRef second(kabi::r1(kabi::Items(parts.get())[1]));
   EXPECT_EQ(S1(Values(second)), "3 4 5e");
-  EXPECT_EQ(S1(Call("ptr", second)), S1(KRef(kq::Long(kabi::Longs(Call("ptr", v).get())[1]))));  // shared
+  EXPECT_EQ(S1(Call("ptr", second)),
+            S1(KRef(kq::Long(kabi::Longs(Call("ptr", v).get())[1]))));  // shared
   KRef one = Call("tensor", List({v.share(), kq::Long(0)}));
   EXPECT_EQ(S1(Values(one)), "1 2e");
   KRef d = Call("dict", "`a`b!(1 2e;3f)");
@@ -323,7 +337,8 @@ TEST_F(PluginTensorTest, VectorsAndDictionariesSplitIntoNewPointers) {
   EXPECT_EQ(S1(Values(At(named, "b"))), "3f");
   KRef b = Call("tensor", List({d.share(), kq::Sym("b")}));
   EXPECT_EQ(S1(Values(b)), "3f");
-  EXPECT_EQ(Error("tensor", List({v.share(), kq::Long(2)})), "tensor: vector index 2 out of range for 2 tensor(s)");
+  EXPECT_EQ(Error("tensor", List({v.share(), kq::Long(2)})),
+            "tensor: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(Error("tensor", List({d.share(), kq::Sym("c")})), "tensor: no key `c in dictionary");
   Call("free", parts);
   Call("free", KRef(kabi::r1(kabi::DictValues(named.get()))));
@@ -334,18 +349,26 @@ TEST_F(PluginTensorTest, BadArgumentsNameTensorAndChangeNothing) {
   KRef out = Call("tensor", "1 2 3f");
   KRef v = Call("vector", ",1 2e");
   EXPECT_EQ(Error("tensor", "(`zero;2)"), "unrecognized tensor creation mode: zero");
-  EXPECT_EQ(Error("tensor", "(`randperm;1;2)"), "tensor: `randperm expects 1 to 1 arguments after the mode, given 2");
-  EXPECT_EQ(Error("tensor", "(`logspace;1)"), "tensor: `logspace expects 2 to 4 arguments after the mode, given 1");
-  EXPECT_EQ(Error("tensor", "(`complex;1 2e)"), "tensor: `complex expects 2 to 2 arguments after the mode, given 1");
-  EXPECT_EQ(Error("tensor", "(`sparse;1 2)"), "tensor: `sparse expects 2 to 3 arguments after the mode, given 1");
-  EXPECT_EQ(Error("tensor", List({kq::Sym("zeros"), out.share(), kq::Long(1)})),
-            "tensor: `zeros (like an example tensor) expects 1 to 1 arguments after the mode, given 2");
+  EXPECT_EQ(Error("tensor", "(`randperm;1;2)"),
+            "tensor: `randperm expects 1 to 1 arguments after the mode, given 2");
+  EXPECT_EQ(Error("tensor", "(`logspace;1)"),
+            "tensor: `logspace expects 2 to 4 arguments after the mode, given 1");
+  EXPECT_EQ(Error("tensor", "(`complex;1 2e)"),
+            "tensor: `complex expects 2 to 2 arguments after the mode, given 1");
+  EXPECT_EQ(Error("tensor", "(`sparse;1 2)"),
+            "tensor: `sparse expects 2 to 3 arguments after the mode, given 1");
+  EXPECT_EQ(
+      Error("tensor", List({kq::Sym("zeros"), out.share(), kq::Long(1)})),
+      "tensor: `zeros (like an example tensor) expects 1 to 1 arguments after the mode, given 2");
   EXPECT_EQ(Error("tensor", List({kq::Sym("zeros"), kq::Long(2), out.share(), kq::Sym("float")})),
             "tensor: options cannot be given with an output tensor");
   EXPECT_EQ(Error("tensor", "(`eye;1.5)"), "tensor: arg[1] expected long, given float scalar");
-  EXPECT_EQ(Error("tensor", List({kq::Sym("zeros"), kq::Long(2), v.share()})), "tensor: expected tensor, given vector");
-  EXPECT_EQ(Error("tensor", List({kq::Longs({1, 2}), v.share()})), "tensor: expected tensor, given vector");
-  EXPECT_THAT(Error("tensor", List({kq::Sym("randperm"), kq::Long(-1), out.share()})), HasSubstr("non-negative"));
+  EXPECT_EQ(Error("tensor", List({kq::Sym("zeros"), kq::Long(2), v.share()})),
+            "tensor: expected tensor, given vector");
+  EXPECT_EQ(Error("tensor", List({kq::Longs({1, 2}), v.share()})),
+            "tensor: expected tensor, given vector");
+  EXPECT_THAT(Error("tensor", List({kq::Sym("randperm"), kq::Long(-1), out.share()})),
+              HasSubstr("non-negative"));
   EXPECT_EQ(S1(Values(out)), "1 2 3f");  // out unchanged by every failed call
   EXPECT_EQ(S1(Call("size", v)), ",,2");
   Free({&out, &v});

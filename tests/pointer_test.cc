@@ -5,10 +5,10 @@
 namespace kscope {
 namespace pointer_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using PointerTest = LeakCheckTest;
 
@@ -46,7 +46,8 @@ TEST_F(PointerTest, ObjListsEveryLiveHandle) {
 TEST_F(PointerTest, FreeOneThenAll) {
   // q)a:tensor 1 2 3  v:vector(4 5;6 7 8)  free v  class v -> 'stale pointer  free[]
   Handle a = tensor(std::vector<std::int64_t>{1, 2, 3});
-  Handle v = vector({Operand(at::tensor({4, 5}, at::kLong)), Operand(at::tensor({6, 7, 8}, at::kLong))});
+  Handle v =
+      vector({Operand(at::tensor({4, 5}, at::kLong)), Operand(at::tensor({6, 7, 8}, at::kLong))});
   EXPECT_EQ(obj()[1].bytes, 40);
   kscope::free(v);
   ASSERT_EQ(obj().size(), 1u);
@@ -62,11 +63,15 @@ TEST_F(PointerTest, FreeListsAndDictionariesValidateFirst) {
   Handle b = tensor(std::vector<std::int64_t>{4, 5});
   Handle gone = zeros({1});
   kscope::free(gone);
-  EXPECT_EQ(ErrorOf([&] { kscope::free(std::vector<Handle>{a, gone, b}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              kscope::free(std::vector<Handle>{a, gone, b});
+            }),
             "free: stale pointer, element[1] of given list");
   EXPECT_TRUE(mapped(a));
   EXPECT_TRUE(mapped(b));
-  EXPECT_EQ(ErrorOf([&] { kscope::free({{"x", a}, {"y", gone}}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              kscope::free({{"x", a}, {"y", gone}});
+            }),
             "free: stale pointer, key[`y] of given dictionary");
   EXPECT_TRUE(mapped(a));
   kscope::free(std::vector<Handle>{a, b, a});  // duplicates tolerated
@@ -116,7 +121,7 @@ TEST_F(PointerTest, MappedPtrAndClass) {
   EXPECT_TRUE(mapped(t));
   Handle t2 = addref(t);
   EXPECT_EQ(ptr(t).single(), ptr(t2).single());  // sharing an object: same raw pointer
-  EXPECT_NE(t, t2);                               // but distinct handles
+  EXPECT_NE(t, t2);                              // but distinct handles
   EXPECT_EQ(class_(t), ObjectClass::kTensor);
   Handle v = vector({Operand(at::zeros({1}))});
   EXPECT_EQ(class_(v), ObjectClass::kVector);
@@ -137,7 +142,8 @@ TEST_F(PointerTest, DeviceDtypeSize) {
   EXPECT_EQ(elements(r), 8192);
   EXPECT_EQ(bytes(r), 32768);
   EXPECT_EQ(tensorcount(r), 1);
-  Handle d = dict({{"a", Operand(at::zeros({2}, at::kFloat))}, {"b", Operand(at::zeros({1}, at::kLong))}});
+  Handle d =
+      dict({{"a", Operand(at::zeros({2}, at::kFloat))}, {"b", Operand(at::zeros({1}, at::kLong))}});
   PerElement<std::string> dtypes = dtype(d);
   ASSERT_TRUE(dtypes.is_named());
   EXPECT_EQ(dtypes.named()[1].second, "long");

@@ -1,5 +1,5 @@
-// api/tensor/random_fill.h against libtorch's own draws made with the generator seeded the same: every
-// fill (and each of its forms) on data and on a tensor handle, integer dtypes where libtorch
+// api/tensor/random_fill.h against libtorch's own draws made with the generator seeded the same:
+// every fill (and each of its forms) on data and on a tensor handle, integer dtypes where libtorch
 // takes them, vectors and dictionaries whole or by index/key, module parameters by name
 // (leaves keep requires_grad); bernoulli and multinomial on data, on handles and into an output
 // handle. Bad arguments name the function and change no tensor, even when a later tensor's
@@ -15,23 +15,24 @@
 
 #include "api/tensor/random_fill.h"
 #include "tests/error_text.h"
-#include "tests/test_fixture.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/test_fixture.h"
 
 namespace kscope {
 namespace random_fill_test {
 
 using testing::ErrorOf;
+using ::testing::HasSubstr;
 using testing::LeakCheckTest;
 using testing::Linear;
-using ::testing::HasSubstr;
 
 using RandomFillTest = LeakCheckTest;
 
 constexpr std::uint64_t kSeed = 23;
 
 // What libtorch's in-place draw gives on a tensor of `size` and `dtype`, from seed kSeed.
-at::Tensor Expected(at::IntArrayRef size, at::ScalarType dtype, const std::function<void(at::Tensor&)>& draw) {
+at::Tensor Expected(at::IntArrayRef size, at::ScalarType dtype,
+                    const std::function<void(at::Tensor&)>& draw) {
   at::Tensor t = at::empty(size, dtype);
   at::manual_seed(kSeed);
   draw(t);
@@ -49,17 +50,27 @@ std::vector<Case> Cases() {
   namespace rf = random_fill;
   return {
       {"normal", at::kFloat, [](auto& t) { rf::normal(t); }, [](at::Tensor& x) { x.normal_(); }},
-      {"normal mean std", at::kDouble, [](auto& t) { rf::normal(t, 3, 0.5); }, [](at::Tensor& x) { x.normal_(3, 0.5); }},
+      {"normal mean std", at::kDouble, [](auto& t) { rf::normal(t, 3, 0.5); },
+       [](at::Tensor& x) { x.normal_(3, 0.5); }},
       {"uniform", at::kFloat, [](auto& t) { rf::uniform(t); }, [](at::Tensor& x) { x.uniform_(); }},
-      {"uniform low high", at::kFloat, [](auto& t) { rf::uniform(t, -2, 5); }, [](at::Tensor& x) { x.uniform_(-2, 5); }},
-      {"random high", at::kLong, [](auto& t) { rf::random(t, 10); }, [](at::Tensor& x) { x.random_(10); }},
-      {"random low high", at::kFloat, [](auto& t) { rf::random(t, -5, 5); }, [](at::Tensor& x) { x.random_(-5, 5); }},
-      {"random byte", at::kByte, [](auto& t) { rf::random(t, 3, 200); }, [](at::Tensor& x) { x.random_(3, 200); }},
-      {"cauchy", at::kFloat, [](auto& t) { rf::cauchy(t, 1, 2); }, [](at::Tensor& x) { x.cauchy_(1, 2); }},
-      {"exponential", at::kDouble, [](auto& t) { rf::exponential(t, 3); }, [](at::Tensor& x) { x.exponential_(3); }},
-      {"geometric", at::kFloat, [](auto& t) { rf::geometric(t, 0.3); }, [](at::Tensor& x) { x.geometric_(0.3); }},
-      {"geometric long", at::kLong, [](auto& t) { rf::geometric(t, 0.6); }, [](at::Tensor& x) { x.geometric_(0.6); }},
-      {"lognormal", at::kFloat, [](auto& t) { rf::lognormal(t, 0.5, 0.25); }, [](at::Tensor& x) { x.log_normal_(0.5, 0.25); }},
+      {"uniform low high", at::kFloat, [](auto& t) { rf::uniform(t, -2, 5); },
+       [](at::Tensor& x) { x.uniform_(-2, 5); }},
+      {"random high", at::kLong, [](auto& t) { rf::random(t, 10); },
+       [](at::Tensor& x) { x.random_(10); }},
+      {"random low high", at::kFloat, [](auto& t) { rf::random(t, -5, 5); },
+       [](at::Tensor& x) { x.random_(-5, 5); }},
+      {"random byte", at::kByte, [](auto& t) { rf::random(t, 3, 200); },
+       [](at::Tensor& x) { x.random_(3, 200); }},
+      {"cauchy", at::kFloat, [](auto& t) { rf::cauchy(t, 1, 2); },
+       [](at::Tensor& x) { x.cauchy_(1, 2); }},
+      {"exponential", at::kDouble, [](auto& t) { rf::exponential(t, 3); },
+       [](at::Tensor& x) { x.exponential_(3); }},
+      {"geometric", at::kFloat, [](auto& t) { rf::geometric(t, 0.3); },
+       [](at::Tensor& x) { x.geometric_(0.3); }},
+      {"geometric long", at::kLong, [](auto& t) { rf::geometric(t, 0.6); },
+       [](at::Tensor& x) { x.geometric_(0.6); }},
+      {"lognormal", at::kFloat, [](auto& t) { rf::lognormal(t, 0.5, 0.25); },
+       [](at::Tensor& x) { x.log_normal_(0.5, 0.25); }},
   };
 }
 
@@ -82,7 +93,8 @@ TEST_F(RandomFillTest, EveryFillOnDataAndOnAHandleMatchesLibtorch) {
 
 TEST_F(RandomFillTest, VectorsAndDictionariesWholeOrBySelection) {
   auto scope = Scope::Open();
-  const Handle v = vector({tensor(at::zeros({3, 4})), tensor(at::zeros({5})), tensor(at::zeros({2, 2}))});
+  const Handle v =
+      vector({tensor(at::zeros({3, 4})), tensor(at::zeros({5})), tensor(at::zeros({2, 2}))});
   at::manual_seed(kSeed);
   random_fill::normal(v, 1, 2);
   at::manual_seed(kSeed);
@@ -104,7 +116,8 @@ TEST_F(RandomFillTest, VectorsAndDictionariesWholeOrBySelection) {
   at::manual_seed(kSeed);
   random_fill::random(init::Target(d, std::vector<std::string>{"b"}), 1, 4);
   EXPECT_TRUE(at::equal(dict(d, "a"), at::zeros({3})));
-  EXPECT_TRUE(at::equal(dict(d, "b"), Expected({3}, at::kLong, [](at::Tensor& x) { x.random_(1, 4); })));
+  EXPECT_TRUE(
+      at::equal(dict(d, "b"), Expected({3}, at::kLong, [](at::Tensor& x) { x.random_(1, 4); })));
 }
 
 TEST_F(RandomFillTest, ModuleParametersByNameStayLeavesRequiringGrad) {
@@ -113,10 +126,12 @@ TEST_F(RandomFillTest, ModuleParametersByNameStayLeavesRequiringGrad) {
   const at::Tensor bias = tensor(parm(q, "bias"));
   at::manual_seed(kSeed);
   random_fill::exponential(init::Target(q, std::vector<std::string>{"weight"}), 2);
-  at::Tensor live = nn::ModuleOf("test", q, ObjectClass::kModule)->module().named_parameters()["weight"];
+  at::Tensor live =
+      nn::ModuleOf("test", q, ObjectClass::kModule)->module().named_parameters()["weight"];
   EXPECT_TRUE(live.requires_grad());
   EXPECT_TRUE(live.is_leaf());
-  EXPECT_TRUE(at::equal(live.detach(), Expected({3, 4}, at::kFloat, [](at::Tensor& x) { x.exponential_(2); })));
+  EXPECT_TRUE(at::equal(live.detach(),
+                        Expected({3, 4}, at::kFloat, [](at::Tensor& x) { x.exponential_(2); })));
   EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), bias));
 }
 
@@ -166,8 +181,10 @@ TEST_F(RandomFillTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   };
   const std::vector<at::Tensor> before = now();
   const std::vector<std::pair<std::function<void()>, std::string>> calls{
-      {[&] { random_fill::normal(longs); }, "normal: tensor is long, expected a floating-point tensor"},
-      {[&] { random_fill::uniform(v); }, "uniform: vector[1] is byte, expected a floating-point tensor"},
+      {[&] { random_fill::normal(longs); },
+       "normal: tensor is long, expected a floating-point tensor"},
+      {[&] { random_fill::uniform(v); },
+       "uniform: vector[1] is byte, expected a floating-point tensor"},
       {[&] { random_fill::normal(d, 0, -1); }, "normal: std -1 is negative"},
       {[&] { random_fill::uniform(d, 2, 1); }, "uniform: low 2 is above high 1"},
       {[&] { random_fill::random(v, 5, 2); }, "random: low 5 is not below high 2"},
@@ -177,18 +194,23 @@ TEST_F(RandomFillTest, BadArgumentsNameTheFunctionAndChangeNothing) {
       {[&] { random_fill::exponential(d, -1); }, "exponential: rate -1 is not positive"},
       {[&] { random_fill::geometric(longs, 1); }, "geometric: probability 1 is outside (0, 1)"},
       {[&] { random_fill::lognormal(d, 0, 0); }, "lognormal: std 0 is not positive"},
-      {[&] { random_fill::normal(init::Target(v, std::vector<std::int64_t>{0, 2})); },
+      {[&] {
+         random_fill::normal(init::Target(v, std::vector<std::int64_t>{0, 2}));
+       },
        "normal: vector index 2 out of range for 2 tensor(s)"},
-      {[&] { random_fill::normal(init::Target(d, std::vector<std::string>{"b"})); }, "normal: no key `b in dictionary"},
+      {[&] { random_fill::normal(init::Target(d, std::vector<std::string>{"b"})); },
+       "normal: no key `b in dictionary"},
       {[&] { random_fill::normal(init::Target(q, std::vector<std::string>{"w"})); },
        "normal: no parameter or buffer `w in linear module"},
       {[&] { random_fill::bernoulli(v); }, "bernoulli: expected tensor, given vector"},
-      {[&] { random_fill::multinomial(at::ones({3}), 2, false, v); }, "multinomial: expected tensor, given vector"},
+      {[&] { random_fill::multinomial(at::ones({3}), 2, false, v); },
+       "multinomial: expected tensor, given vector"},
   };
   for (const auto& [call, error] : calls) {
     EXPECT_THAT(ErrorOf(call), HasSubstr(error));
     const std::vector<at::Tensor> after = now();
-    for (std::size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(at::equal(after[i], before[i])) << error << " " << i;
+    for (std::size_t i = 0; i < before.size(); ++i)
+      EXPECT_TRUE(at::equal(after[i], before[i])) << error << " " << i;
   }
 }
 

@@ -31,7 +31,8 @@ using Tensors = std::vector<at::Tensor>;
 nn::OptionValue J(std::int64_t v) { return v; }
 nn::OptionValue Sym(const char* s) { return std::string(s); }
 
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {}, nn::NamedValues named = {}) {
+ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
+                     nn::NamedValues named = {}) {
   return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
 }
 
@@ -61,7 +62,8 @@ Reference Cell(tnn::LSTMOptions options) {
   return {[options] { return std::make_shared<tnn::LSTMImpl>(options); },
           [](tnn::Module& m, const Tensors& x) {
             auto& lstm = dynamic_cast<tnn::LSTMImpl&>(m);
-            auto [y, hc] = x.size() == 1 ? lstm.forward(x[0]) : lstm.forward(x[0], std::make_tuple(x[1], x[2]));
+            auto [y, hc] = x.size() == 1 ? lstm.forward(x[0])
+                                         : lstm.forward(x[0], std::make_tuple(x[1], x[2]));
             return Tensors{y, std::get<0>(hc), std::get<1>(hc)};
           }};
 }
@@ -70,7 +72,8 @@ Reference Attention(tnn::MultiheadAttentionOptions options) {
   return {[options] { return std::make_shared<tnn::MultiheadAttentionImpl>(options); },
           [](tnn::Module& m, const Tensors& given) {
             const Tensors x = Pad(given, 5);
-            auto [y, w] = dynamic_cast<tnn::MultiheadAttentionImpl&>(m).forward(x[0], x[1], x[2], x[3], true, x[4]);
+            auto [y, w] = dynamic_cast<tnn::MultiheadAttentionImpl&>(m).forward(x[0], x[1], x[2],
+                                                                                x[3], true, x[4]);
             return Tensors{y, w};
           }};
 }
@@ -112,24 +115,45 @@ at::Tensor Causal(std::int64_t n) { return at::full({n, n}, -1e9).triu(1); }
 
 std::vector<KindCase> RecurrentCases() {
   return {
-      {"rnn", Def("rnn", {J(4), J(6)}), [] { return Tensors{Randn({5, 3, 4})}; },
+      {"rnn", Def("rnn", {J(4), J(6)}),
+       [] {
+         return Tensors{Randn({5, 3, 4})};
+       },
        Hidden<tnn::RNNImpl>(tnn::RNNOptions(4, 6))},
-      {"rnn_relu_bi_state", Def("rnn", {J(4), J(6), J(2), Sym("relu")}, {{"bi", true}, {"batchfirst", true}}),
-       [] { return Tensors{Randn({3, 5, 4}), Randn({4, 3, 6})}; },
-       Hidden<tnn::RNNImpl>(
-           tnn::RNNOptions(4, 6).num_layers(2).nonlinearity(torch::kReLU).bidirectional(true).batch_first(true))},
-      {"gru", Def("gru", {J(4), J(6), J(2)}), [] { return Tensors{Randn({5, 3, 4})}; },
+      {"rnn_relu_bi_state",
+       Def("rnn", {J(4), J(6), J(2), Sym("relu")}, {{"bi", true}, {"batchfirst", true}}),
+       [] {
+         return Tensors{Randn({3, 5, 4}), Randn({4, 3, 6})};
+       },
+       Hidden<tnn::RNNImpl>(tnn::RNNOptions(4, 6)
+                                .num_layers(2)
+                                .nonlinearity(torch::kReLU)
+                                .bidirectional(true)
+                                .batch_first(true))},
+      {"gru", Def("gru", {J(4), J(6), J(2)}),
+       [] {
+         return Tensors{Randn({5, 3, 4})};
+       },
        Hidden<tnn::GRUImpl>(tnn::GRUOptions(4, 6).num_layers(2))},
       {"gru_state_nobias", Def("gru", {J(4), J(6), J(1), false}),
-       [] { return Tensors{Randn({5, 3, 4}), Randn({1, 3, 6})}; },
+       [] {
+         return Tensors{Randn({5, 3, 4}), Randn({1, 3, 6})};
+       },
        Hidden<tnn::GRUImpl>(tnn::GRUOptions(4, 6).bias(false))},
-      {"lstm_example", Def("lstm", {J(28), J(128), J(2), true, true}), [] { return Tensors{Randn({2, 5, 28})}; },
+      {"lstm_example", Def("lstm", {J(28), J(128), J(2), true, true}),
+       [] {
+         return Tensors{Randn({2, 5, 28})};
+       },
        Cell(tnn::LSTMOptions(28, 128).num_layers(2).batch_first(true))},
       {"lstm_bi_state", Def("lstm", {J(4), J(6)}, {{"bi", true}}),
-       [] { return Tensors{Randn({5, 3, 4}), Randn({2, 3, 6}), Randn({2, 3, 6})}; },
+       [] {
+         return Tensors{Randn({5, 3, 4}), Randn({2, 3, 6}), Randn({2, 3, 6})};
+       },
        Cell(tnn::LSTMOptions(4, 6).bidirectional(true))},
       {"lstm_dropout_eval", Def("lstm", {J(4), J(6), J(2)}, {{"dropout", 0.5}}),
-       [] { return Tensors{Randn({5, 3, 4})}; },
+       [] {
+         return Tensors{Randn({5, 3, 4})};
+       },
        Cell(tnn::LSTMOptions(4, 6).num_layers(2).dropout(0.5)), true},
   };
 }
@@ -147,38 +171,74 @@ std::vector<KindCase> TransformerCases() {
   auto src = [] { return Randn({5, 3, 8}); };
   auto tgt = [] { return Randn({4, 3, 8}); };
   return {
-      {"attention", Def("attention", {J(8), J(2)}), [=] { return Tensors{tgt(), src(), src()}; },
+      {"attention", Def("attention", {J(8), J(2)}),
+       [=] {
+         return Tensors{tgt(), src(), src()};
+       },
        Attention(tnn::MultiheadAttentionOptions(8, 2))},
       {"attention_dims_masks",
-       Def("attention", {J(8), J(2)}, {{"kdim", J(6)}, {"vdim", J(6)}, {"addbias", true}, {"addzero", true}}),
-       [=] { return Tensors{tgt(), Randn({5, 3, 6}), Randn({5, 3, 6}), PadMask(3, 5), Randn({4, 5})}; },
-       Attention(tnn::MultiheadAttentionOptions(8, 2).kdim(6).vdim(6).add_bias_kv(true).add_zero_attn(true))},
+       Def("attention", {J(8), J(2)},
+           {{"kdim", J(6)}, {"vdim", J(6)}, {"addbias", true}, {"addzero", true}}),
+       [=] {
+         return Tensors{tgt(), Randn({5, 3, 6}), Randn({5, 3, 6}), PadMask(3, 5), Randn({4, 5})};
+       },
+       Attention(
+           tnn::MultiheadAttentionOptions(8, 2).kdim(6).vdim(6).add_bias_kv(true).add_zero_attn(
+               true))},
       {"attention_nobias_eval", Def("attention", {J(8), J(4), 0.5, false}),
-       [=] { return Tensors{src(), src(), src()}; },
+       [=] {
+         return Tensors{src(), src(), src()};
+       },
        Attention(tnn::MultiheadAttentionOptions(8, 4).dropout(0.5).bias(false)), true},
-      {"encoderlayer_eval", Def("encoderlayer", {J(8), J(2), J(16)}), [=] { return Tensors{src()}; },
-       Single<tnn::TransformerEncoderLayerImpl, 3>(EncoderLayer()), true},
+      {"encoderlayer_eval", Def("encoderlayer", {J(8), J(2), J(16)}),
+       [=] { return Tensors{src()}; }, Single<tnn::TransformerEncoderLayerImpl, 3>(EncoderLayer()),
+       true},
       {"encoderlayer_gelu_masks", Def("encoderlayer", {J(8), J(2), J(16), 0.0, Sym("gelu")}),
-       [=] { return Tensors{src(), Causal(5), PadMask(3, 5)}; },
-       Single<tnn::TransformerEncoderLayerImpl, 3>(EncoderLayer().dropout(0).activation(torch::kGELU))},
-      {"decoderlayer", Def("decoderlayer", {J(8), J(2), J(16), 0.0}), [=] { return Tensors{tgt(), src()}; },
+       [=] {
+         return Tensors{src(), Causal(5), PadMask(3, 5)};
+       },
+       Single<tnn::TransformerEncoderLayerImpl, 3>(
+           EncoderLayer().dropout(0).activation(torch::kGELU))},
+      {"decoderlayer", Def("decoderlayer", {J(8), J(2), J(16), 0.0}),
+       [=] {
+         return Tensors{tgt(), src()};
+       },
        Single<tnn::TransformerDecoderLayerImpl, 6>(DecoderLayer())},
       {"decoderlayer_masks", Def("decoderlayer", {J(8), J(2), J(16), 0.0}),
-       [=] { return Tensors{tgt(), src(), Causal(4), Randn({4, 5}), PadMask(3, 4), PadMask(3, 5)}; },
-       Single<tnn::TransformerDecoderLayerImpl, 6>(DecoderLayer())},
-      {"encoder", Def("encoder", {J(8), J(2), J(16), 0.1, Sym("relu"), J(2)}), [=] { return Tensors{src()}; },
-       Single<tnn::TransformerEncoderImpl, 3>(tnn::TransformerEncoderOptions(EncoderLayer(), 2)), true},
-      {"encoder_layernorm_mask", Def("encoder", {J(8), J(2)}, {{"layers", J(3)}, {"layernorm", true}, {"dim", J(16)}}),
-       [=] { return Tensors{src(), Causal(5)}; },
-       Single<tnn::TransformerEncoderImpl, 3>(tnn::TransformerEncoderOptions(EncoderLayer(), 3).norm(Norm8())), true},
-      {"decoder_layernorm", Def("decoder", {J(8), J(2), J(16), 0.0}, {{"layers", J(2)}, {"layernorm", true}}),
-       [=] { return Tensors{tgt(), src(), Causal(4)}; },
-       Single<tnn::TransformerDecoderImpl, 6>(tnn::TransformerDecoderOptions(DecoderLayer(), 2).norm(Norm8()))},
-      {"transformer", Def("transformer", {J(8), J(2), J(2), J(1), J(16), 0.0}), [=] { return Tensors{src(), tgt()}; },
-       Single<tnn::TransformerImpl, 8>(tnn::TransformerOptions(8, 2, 2, 1).dim_feedforward(16).dropout(0))},
-      {"transformer_gelu_masks", Def("transformer", {J(8), J(2), J(1), J(2), J(16)}, {{"fn", Sym("gelu")}}),
        [=] {
-         return Tensors{src(), tgt(), Causal(5), Causal(4), Randn({4, 5}), PadMask(3, 5), PadMask(3, 4), PadMask(3, 5)};
+         return Tensors{tgt(), src(), Causal(4), Randn({4, 5}), PadMask(3, 4), PadMask(3, 5)};
+       },
+       Single<tnn::TransformerDecoderLayerImpl, 6>(DecoderLayer())},
+      {"encoder", Def("encoder", {J(8), J(2), J(16), 0.1, Sym("relu"), J(2)}),
+       [=] { return Tensors{src()}; },
+       Single<tnn::TransformerEncoderImpl, 3>(tnn::TransformerEncoderOptions(EncoderLayer(), 2)),
+       true},
+      {"encoder_layernorm_mask",
+       Def("encoder", {J(8), J(2)}, {{"layers", J(3)}, {"layernorm", true}, {"dim", J(16)}}),
+       [=] {
+         return Tensors{src(), Causal(5)};
+       },
+       Single<tnn::TransformerEncoderImpl, 3>(
+           tnn::TransformerEncoderOptions(EncoderLayer(), 3).norm(Norm8())),
+       true},
+      {"decoder_layernorm",
+       Def("decoder", {J(8), J(2), J(16), 0.0}, {{"layers", J(2)}, {"layernorm", true}}),
+       [=] {
+         return Tensors{tgt(), src(), Causal(4)};
+       },
+       Single<tnn::TransformerDecoderImpl, 6>(
+           tnn::TransformerDecoderOptions(DecoderLayer(), 2).norm(Norm8()))},
+      {"transformer", Def("transformer", {J(8), J(2), J(2), J(1), J(16), 0.0}),
+       [=] {
+         return Tensors{src(), tgt()};
+       },
+       Single<tnn::TransformerImpl, 8>(
+           tnn::TransformerOptions(8, 2, 2, 1).dim_feedforward(16).dropout(0))},
+      {"transformer_gelu_masks",
+       Def("transformer", {J(8), J(2), J(1), J(2), J(16)}, {{"fn", Sym("gelu")}}),
+       [=] {
+         return Tensors{src(),         tgt(),         Causal(5),     Causal(4),
+                        Randn({4, 5}), PadMask(3, 5), PadMask(3, 4), PadMask(3, 5)};
        },
        Single<tnn::TransformerImpl, 8>(
            tnn::TransformerOptions(8, 2, 1, 2).dim_feedforward(16).activation(torch::kGELU)),
@@ -195,8 +255,9 @@ Tensors Outputs(const Result& r) {
 void ExpectClose(const Tensors& actual, const Tensors& expected) {
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
-    EXPECT_TRUE(at::allclose(actual[i], expected[i], 1e-4, 1e-5))
-        << "output " << i << ":\n" << actual[i] << "\nexpected:\n" << expected[i];
+    EXPECT_TRUE(at::allclose(actual[i], expected[i], 1e-4, 1e-5)) << "output " << i << ":\n"
+                                                                  << actual[i] << "\nexpected:\n"
+                                                                  << expected[i];
   }
 }
 
@@ -246,16 +307,23 @@ void MatchesLibtorchAndRoundTrips(const KindCase& c) {
 
 class RecurrentKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<KindCase> {};
 
-TEST_P(RecurrentKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) { MatchesLibtorchAndRoundTrips(GetParam()); }
+TEST_P(RecurrentKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) {
+  MatchesLibtorchAndRoundTrips(GetParam());
+}
 
 std::string KindLabel(const ::testing::TestParamInfo<KindCase>& info) { return info.param.label; }
-INSTANTIATE_TEST_SUITE_P(RecurrentKinds, RecurrentKindsTest, ::testing::ValuesIn(RecurrentCases()), KindLabel);
+INSTANTIATE_TEST_SUITE_P(RecurrentKinds, RecurrentKindsTest, ::testing::ValuesIn(RecurrentCases()),
+                         KindLabel);
 
-class TransformerKindsTest : public LeakCheckTest, public ::testing::WithParamInterface<KindCase> {};
+class TransformerKindsTest : public LeakCheckTest,
+                             public ::testing::WithParamInterface<KindCase> {};
 
-TEST_P(TransformerKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) { MatchesLibtorchAndRoundTrips(GetParam()); }
+TEST_P(TransformerKindsTest, MatchesLibtorchAndRoundTripsThroughDescribe) {
+  MatchesLibtorchAndRoundTrips(GetParam());
+}
 
-INSTANTIATE_TEST_SUITE_P(TransformerKinds, TransformerKindsTest, ::testing::ValuesIn(TransformerCases()), KindLabel);
+INSTANTIATE_TEST_SUITE_P(TransformerKinds, TransformerKindsTest,
+                         ::testing::ValuesIn(TransformerCases()), KindLabel);
 
 // A definition that fails when made, with kscope's message naming the kind.
 struct BadCase {
@@ -280,10 +348,13 @@ std::vector<BadCase> RecurrentBadCases() {
       {"rnn_missing", Def("rnn", {J(4)}), "rnn: option `hidden required"},
       {"rnn_fn", Def("rnn", {J(4), J(6), J(1), Sym("sigmoid")}),
        "rnn: unrecognized fn `sigmoid, expecting tanh or relu"},
-      {"gru_no_fn", Def("gru", {J(4), J(6)}, {{"fn", Sym("relu")}}), "gru: unrecognized option `fn"},
+      {"gru_no_fn", Def("gru", {J(4), J(6)}, {{"fn", Sym("relu")}}),
+       "gru: unrecognized option `fn"},
       {"lstm_type", Def("lstm", {J(4), 6.0}), "lstm: option `hidden expects long, given double"},
-      {"lstm_hidden", Def("lstm", {J(4), J(0)}), "lstm: option `hidden must be at least 1, given 0"},
-      {"gru_layers", Def("gru", {J(4), J(6), J(0)}), "gru: option `layers must be at least 1, given 0"},
+      {"lstm_hidden", Def("lstm", {J(4), J(0)}),
+       "lstm: option `hidden must be at least 1, given 0"},
+      {"gru_layers", Def("gru", {J(4), J(6), J(0)}),
+       "gru: option `layers must be at least 1, given 0"},
       {"rnn_dropout", Def("rnn", {J(4), J(6)}, {{"dropout", 1.5}}),
        "rnn: option `dropout must be between 0 and 1, given 1.5"},
   };
@@ -319,8 +390,10 @@ std::vector<BadCase> TransformerBadCases() {
 }
 
 std::string BadLabel(const ::testing::TestParamInfo<BadCase>& info) { return info.param.label; }
-INSTANTIATE_TEST_SUITE_P(RecurrentKinds, BadKindsTest, ::testing::ValuesIn(RecurrentBadCases()), BadLabel);
-INSTANTIATE_TEST_SUITE_P(TransformerKinds, BadKindsTest, ::testing::ValuesIn(TransformerBadCases()), BadLabel);
+INSTANTIATE_TEST_SUITE_P(RecurrentKinds, BadKindsTest, ::testing::ValuesIn(RecurrentBadCases()),
+                         BadLabel);
+INSTANTIATE_TEST_SUITE_P(TransformerKinds, BadKindsTest, ::testing::ValuesIn(TransformerBadCases()),
+                         BadLabel);
 
 using RecurrentKindsForwardTest = LeakCheckTest;
 
@@ -347,18 +420,27 @@ TEST_F(RecurrentKindsForwardTest, InputCountsAreChecked) {
   auto scope = Scope::Open();
   Handle lstm = module(Def("lstm", {J(4), J(6)}));
   const at::Tensor x = Randn({5, 3, 4}), h = at::zeros({1, 3, 6});
-  EXPECT_EQ(ErrorOf([&] { forward(lstm, std::vector<Operand>{x, h}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              forward(lstm, std::vector<Operand>{x, h});
+            }),
             "lstm: expects the input, or the input, hidden state and cell state, given 2 inputs");
-  EXPECT_EQ(ErrorOf([&] { forward(lstm, std::vector<Operand>{x, h, h, h}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              forward(lstm, std::vector<Operand>{x, h, h, h});
+            }),
             "forward: `lstm expects 1 to 3 inputs, given 4");
   Handle gru = module(Def("gru", {J(4), J(6)}));
-  EXPECT_EQ(ErrorOf([&] { forward(gru, std::vector<Operand>{x, h, h}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              forward(gru, std::vector<Operand>{x, h, h});
+            }),
             "forward: `gru expects 1 to 2 inputs, given 3");
   Handle attention = module(Def("attention", {J(4), J(2)}));
-  EXPECT_EQ(ErrorOf([&] { forward(attention, std::vector<Operand>{x, x}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              forward(attention, std::vector<Operand>{x, x});
+            }),
             "forward: `attention expects 3 to 5 inputs, given 2");
   Handle transformer = module(Def("transformer", {J(4), J(2), J(1), J(1), J(8)}));
-  EXPECT_EQ(ErrorOf([&] { forward(transformer, x); }), "forward: `transformer expects 2 to 8 inputs, given 1");
+  EXPECT_EQ(ErrorOf([&] { forward(transformer, x); }),
+            "forward: `transformer expects 2 to 8 inputs, given 1");
 }
 
 TEST_F(RecurrentKindsForwardTest, AnEncoderLayerRunsAsASequentialChild) {
@@ -383,14 +465,17 @@ TEST_F(TransformerKindsQueryTest, TheDefaultTransformerHasKtorchsLayout) {
   const std::vector<ModuleRow> rows = describe(m);
   std::vector<std::string> names;
   for (const auto& [name, value] : rows[0].options) names.push_back(name);
-  EXPECT_THAT(names, ::testing::ElementsAre("in", "heads", "elayers", "dlayers", "dim", "dropout", "fn"));
+  EXPECT_THAT(names,
+              ::testing::ElementsAre("in", "heads", "elayers", "dlayers", "dim", "dropout", "fn"));
   EXPECT_EQ(rows[0].options[0].second, J(512));
   EXPECT_EQ(rows[0].options[5].second, nn::OptionValue(0.1));
   EXPECT_TRUE(describe(m, false)[0].options.empty());
   const std::vector<std::string> parms = parmnames(m);
-  for (const char* name : {"decoder.layers.0.self_attn.in_proj_weight", "decoder.layers.0.multihead_attn.out_proj.bias",
-                           "decoder.layers.0.linear1.weight", "decoder.layers.0.norm3.bias",
-                           "encoder.layers.5.linear2.weight", "encoder.norm.weight", "decoder.norm.bias"}) {
+  for (const char* name :
+       {"decoder.layers.0.self_attn.in_proj_weight",
+        "decoder.layers.0.multihead_attn.out_proj.bias", "decoder.layers.0.linear1.weight",
+        "decoder.layers.0.norm3.bias", "encoder.layers.5.linear2.weight", "encoder.norm.weight",
+        "decoder.norm.bias"}) {
     EXPECT_THAT(parms, ::testing::Contains(name));
   }
   EXPECT_THAT(parms, ::testing::Not(::testing::Contains("encoder.layers.6.linear1.weight")));

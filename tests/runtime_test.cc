@@ -13,8 +13,8 @@
 namespace kscope {
 namespace runtime_test {
 
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::LeakCheckTest;
 
 // A stand-in for the module/loss/optimizer/model wrappers of later issues: proves the table
 // holds composites through the CompositeObject interface.
@@ -24,7 +24,9 @@ class FakeModule : public CompositeObject {
       : parameters_(std::move(parameters)) {}
   ObjectClass object_class() const override { return ObjectClass::kModule; }
   std::vector<at::Tensor> tensors() const override { return *parameters_; }
-  std::int64_t parameter_count() const override { return static_cast<std::int64_t>(parameters_->size()); }
+  std::int64_t parameter_count() const override {
+    return static_cast<std::int64_t>(parameters_->size());
+  }
   const void* address() const override { return parameters_.get(); }
   long use_count() const override { return parameters_.use_count(); }
   std::string str() const override { return "FakeModule()"; }
@@ -108,8 +110,9 @@ TEST_F(HandleTableTest, ConsumeIsAllOrNothing) {
   Handle stale = table_.Add(Object(at::zeros({3})), kRootOwner, 0, "test");
   table_.Release(stale);
   std::vector<Object> released;
-  EXPECT_THROW(table_.Consume({a, stale, b}, Object(TensorVector{}), kRootOwner, 0, "vector", &released),
-               Error);
+  EXPECT_THROW(
+      table_.Consume({a, stale, b}, Object(TensorVector{}), kRootOwner, 0, "vector", &released),
+      Error);
   EXPECT_TRUE(table_.Contains(a));
   EXPECT_TRUE(table_.Contains(b));
   EXPECT_EQ(table_.size(), 2u);
@@ -176,15 +179,16 @@ TEST_F(AccountingTest, PerElementShapesFollowTheClass) {
   ASSERT_TRUE(dtypes.is_named());
   EXPECT_EQ(dtypes.named()[0], (std::pair<std::string, std::string>("a", "bool")));
   EXPECT_EQ(dtypes.named()[1].second, "long");
-  PerElement<std::vector<std::int64_t>> sizes = Size(Object(TensorVector{at::zeros({2}), at::zeros({1, 5})}));
+  PerElement<std::vector<std::int64_t>> sizes =
+      Size(Object(TensorVector{at::zeros({2}), at::zeros({1, 5})}));
   ASSERT_TRUE(sizes.is_list());
   EXPECT_THAT(sizes.list()[1], ElementsAre(1, 5));
   EXPECT_EQ(Bytes(o), 100);
 }
 
 TEST_F(NamesTest, DtypesAndDevicesRoundTrip) {
-  for (const char* name : {"bool", "byte", "char", "short", "int", "long", "half", "float", "double",
-                           "chalf", "cfloat", "cdouble"}) {
+  for (const char* name : {"bool", "byte", "char", "short", "int", "long", "half", "float",
+                           "double", "chalf", "cfloat", "cdouble"}) {
     auto t = DtypeFromName(name);
     ASSERT_TRUE(t.has_value()) << name;
     EXPECT_EQ(DtypeName(*t), name);

@@ -1,15 +1,15 @@
 // scope/: the per-thread scope stack, the Scope guard, with_scope, strict mode, grad policy,
 // and the OCaml refcount-scope cases (scope-rules.md 4.4).
 #include <ATen/ops/empty.h>
-#include <gtest/gtest-spi.h>
 #include <c10/core/GradMode.h>
 #include <c10/core/InferenceMode.h>
+#include <gtest/gtest-spi.h>
 
 #include <array>
 #include <condition_variable>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
@@ -19,8 +19,8 @@
 namespace kscope {
 namespace scope_test {
 
-using testing::LeakCheckTest;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using ScopeTest = LeakCheckTest;
 
@@ -120,7 +120,9 @@ TEST_F(ScopeTest, WithScopeHandsOffPairsOptionalsMapsAndArrays) {
   const std::map<std::string, std::vector<Handle>> named = with_scope([] {
     return std::map<std::string, std::vector<Handle>>{{"x", {zeros({1})}}, {"y", {}}};
   });
-  const std::array<Handle, 2> pair_of = with_scope([] { return std::array<Handle, 2>{zeros({1}), ones({1})}; });
+  const std::array<Handle, 2> pair_of = with_scope([] {
+    return std::array<Handle, 2>{zeros({1}), ones({1})};
+  });
   const at::Tensor data = with_scope([] { return at::ones({2}); });
   EXPECT_FALSE(none.has_value());
   EXPECT_EQ(data.numel(), 2);
@@ -451,12 +453,13 @@ TEST_F(LeakCheckKitTest, ReportsHandlesCreatedSinceTheCheckpointWithTheirRows) {
   ASSERT_EQ(check.Leaks().size(), 1u);
   EXPECT_EQ(check.Leaks()[0].ptr, leaked);
   EXPECT_EQ(check.Leaks()[0].origin, "zeros");
-  EXPECT_THAT(check.Report(), ::testing::MatchesRegex(absl::StrFormat(
-                                  "1 handle\\(s\\) created since the checkpoint still alive:\n"
-                                  "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
-                                  "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n"
-                                  "  ptr %d \\(from zeros\\) owned by the root scope\n",
-                                  leaked.id(), leaked.id())));
+  EXPECT_THAT(check.Report(),
+              ::testing::MatchesRegex(absl::StrFormat(
+                  "1 handle\\(s\\) created since the checkpoint still alive:\n"
+                  "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
+                  "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n"
+                  "  ptr %d \\(from zeros\\) owned by the root scope\n",
+                  leaked.id(), leaked.id())));
   kscope::free(leaked);
   EXPECT_TRUE(check.Clean());
 }
@@ -468,8 +471,9 @@ TEST_F(LeakCheckKitTest, NamesTheOwningScopeAndReleasesScopesLeftOpen) {
   EXPECT_EQ(check.ScopesLeftOpen(), 1);
   EXPECT_THAT(check.Report(),
               ::testing::HasSubstr("1 scope(s) opened since the checkpoint still open\n"));
-  EXPECT_THAT(check.Report(), ::testing::HasSubstr(absl::StrFormat(
-                                  "ptr %d (from ones) owned by scope %d of this thread", h.id(), inner)));
+  EXPECT_THAT(check.Report(),
+              ::testing::HasSubstr(absl::StrFormat(
+                  "ptr %d (from ones) owned by scope %d of this thread", h.id(), inner)));
   EXPECT_EQ(LeakCheck::After(check.checkpoint_id()).ScopesLeftOpen(), 0);
   EXPECT_EQ(check.Release(), 1u);
   EXPECT_EQ(ScopeDepth(), 0);

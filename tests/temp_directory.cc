@@ -31,10 +31,13 @@ TempDirectory::TempDirectory(absl::string_view prefix) {
 
 TempDirectory::~TempDirectory() { nftw(path_.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS); }
 
-std::string TempDirectory::Join(absl::string_view relative) const { return absl::StrCat(path_, "/", relative); }
+std::string TempDirectory::Join(absl::string_view relative) const {
+  return absl::StrCat(path_, "/", relative);
+}
 
 bool MakeParentDirectories(const std::string& file) {
-  for (std::size_t slash = file.find('/', 1); slash != std::string::npos; slash = file.find('/', slash + 1)) {
+  for (std::size_t slash = file.find('/', 1); slash != std::string::npos;
+       slash = file.find('/', slash + 1)) {
     const std::string directory = file.substr(0, slash);
     if (mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }

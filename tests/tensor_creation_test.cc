@@ -1,7 +1,7 @@
-// api/tensor/tensor_creation.h and the ktorch `tensor` forms of api/tensor/tensor.h: every creation mode, its
-// _like and _out forms, every option symbol, copying data into a tensor, selecting values, and
-// a vector's or dictionary's elements as new handles; each checked against the same libtorch
-// call made directly.
+// api/tensor/tensor_creation.h and the ktorch `tensor` forms of api/tensor/tensor.h: every creation
+// mode, its _like and _out forms, every option symbol, copying data into a tensor, selecting
+// values, and a vector's or dictionary's elements as new handles; each checked against the same
+// libtorch call made directly.
 #include <ATen/ops/complex.h>
 #include <ATen/ops/logspace.h>
 #include <ATen/ops/randint_like.h>
@@ -16,10 +16,10 @@
 namespace kscope {
 namespace tensor_creation_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using TensorOptionsTest = LeakCheckTest;
 using TensorCreationTest = LeakCheckTest;
@@ -31,11 +31,14 @@ at::Tensor Held(Handle h) { return TensorOf("test", h); }
 
 TEST_F(TensorOptionsTest, EveryOptionSymbol) {
   const std::vector<std::pair<const char*, c10::ScalarType>> dtypes = {
-      {"float", at::kFloat}, {"double", at::kDouble}, {"half", at::kHalf},   {"bool", at::kBool},
-      {"byte", at::kByte},   {"char", at::kChar},     {"long", at::kLong},   {"int", at::kInt},
-      {"short", at::kShort}, {"chalf", at::kComplexHalf}, {"cfloat", at::kComplexFloat},
-      {"cdouble", at::kComplexDouble}};
-  for (const auto& [name, type] : dtypes) EXPECT_EQ(Options::Parse("tensor", {name}).dtype, type) << name;
+      {"float", at::kFloat},         {"double", at::kDouble},
+      {"half", at::kHalf},           {"bool", at::kBool},
+      {"byte", at::kByte},           {"char", at::kChar},
+      {"long", at::kLong},           {"int", at::kInt},
+      {"short", at::kShort},         {"chalf", at::kComplexHalf},
+      {"cfloat", at::kComplexFloat}, {"cdouble", at::kComplexDouble}};
+  for (const auto& [name, type] : dtypes)
+    EXPECT_EQ(Options::Parse("tensor", {name}).dtype, type) << name;
   EXPECT_EQ(Options::Parse("tensor", {"cpu"}).device, c10::Device(c10::kCPU));
   EXPECT_EQ(Options::Parse("tensor", {"strided"}).layout, c10::kStrided);
   EXPECT_EQ(Options::Parse("tensor", {"sparse"}).layout, c10::kSparse);
@@ -49,17 +52,24 @@ TEST_F(TensorOptionsTest, EveryOptionSymbol) {
   EXPECT_EQ(Options::Parse("tensor", {"channel3d"}).memory, c10::MemoryFormat::ChannelsLast3d);
   const Options none;
   EXPECT_FALSE(none.dtype || none.device || none.layout || none.pinned || none.memory || none.grad);
-  const at::TensorOptions f = Options::Parse("tensor", {"double", "cpu", "sparse", "unpinned"}).factory();
+  const at::TensorOptions f =
+      Options::Parse("tensor", {"double", "cpu", "sparse", "unpinned"}).factory();
   EXPECT_EQ(f.dtype(), at::kDouble);
   EXPECT_EQ(f.layout(), c10::kSparse);
   EXPECT_FALSE(f.pinned_memory());
-  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "unrecognized tensor option: `fast");
+  EXPECT_EQ(ErrorOf([] {
+              Options::Parse("tensor", {"cpu", "fast"});
+            }),
+            "unrecognized tensor option: `fast");
   if (!at::hasMPS()) {
-    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps"}); }), "tensor: `mps device not available");
-    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps:0"}); }), "tensor: `mps:0 device not available");
+    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps"}); }),
+              "tensor: `mps device not available");
+    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"mps:0"}); }),
+              "tensor: `mps:0 device not available");
   }
   if (!at::hasCUDA()) {
-    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cuda:1"}); }), "tensor: `cuda:1 device not available");
+    EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cuda:1"}); }),
+              "tensor: `cuda:1 device not available");
   } else {
     EXPECT_EQ(Options::Parse("tensor", {"cuda:0"}).device, c10::Device(c10::kCUDA, 0));
   }
@@ -68,14 +78,17 @@ TEST_F(TensorOptionsTest, EveryOptionSymbol) {
 TEST_F(TensorOptionsTest, LayoutMemoryFormatGradAndPinningApply) {
   auto scope = Scope::Open();
   EXPECT_TRUE(Held(zeros({2, 3}, Options::Parse("tensor", {"sparse"}))).is_sparse());
-  EXPECT_TRUE(Held(tensor(at::eye(2), Options::Parse("tensor", {"sparse"}))).to_dense().equal(at::eye(2)));
+  EXPECT_TRUE(
+      Held(tensor(at::eye(2), Options::Parse("tensor", {"sparse"}))).to_dense().equal(at::eye(2)));
   const at::Tensor cl = Held(ones({2, 3, 4, 5}, Options::Parse("tensor", {"channel2d"})));
   EXPECT_TRUE(cl.is_contiguous(c10::MemoryFormat::ChannelsLast));
   EXPECT_TRUE(Held(empty({2, 3, 4, 5, 6}, Options::Parse("tensor", {"channel3d"})))
                   .is_contiguous(c10::MemoryFormat::ChannelsLast3d));
   // preserve keeps an example's strides in a _like form, contiguous does not
-  EXPECT_EQ(Held(zeros_like(Operand(cl), Options::Parse("tensor", {"preserve"}))).strides(), cl.strides());
-  EXPECT_TRUE(Held(zeros_like(Operand(cl), Options::Parse("tensor", {"contiguous"}))).is_contiguous());
+  EXPECT_EQ(Held(zeros_like(Operand(cl), Options::Parse("tensor", {"preserve"}))).strides(),
+            cl.strides());
+  EXPECT_TRUE(
+      Held(zeros_like(Operand(cl), Options::Parse("tensor", {"contiguous"}))).is_contiguous());
   EXPECT_TRUE(Held(randn({3}, Options::Parse("tensor", {"double", "grad"}))).requires_grad());
   EXPECT_EQ(Held(zeros({2}, Options::Parse("tensor", {"chalf"}))).scalar_type(), at::kComplexHalf);
   const std::size_t before = live_handles();
@@ -111,17 +124,22 @@ TEST_F(TensorCreationTest, NewModesMatchLibtorch) {
   const at::Tensor re = at::tensor({1.0f, 2.0f}), im = at::tensor({3.0f, -4.0f});
   Handle real = tensor(re);
   EXPECT_TRUE(Held(complex(real, Operand(im))).equal(at::complex(re, im)));  // handle or data
-  const at::Tensor cd = Held(complex(Operand(re), Operand(im), Options::Parse("tensor", {"cdouble"})));
+  const at::Tensor cd =
+      Held(complex(Operand(re), Operand(im), Options::Parse("tensor", {"cdouble"})));
   EXPECT_TRUE(cd.equal(at::complex(re.to(at::kDouble), im.to(at::kDouble))));
-  const at::Tensor ind = at::tensor({0, 1, 1, 0}, at::kLong).reshape({2, 2}), val = at::tensor({5.0f, 6.0f});
+  const at::Tensor ind = at::tensor({0, 1, 1, 0}, at::kLong).reshape({2, 2}),
+                   val = at::tensor({5.0f, 6.0f});
   const at::Tensor sp = Held(sparse_coo(Operand(ind), Operand(val), {3, 3}));
   EXPECT_TRUE(sp.is_sparse());
   EXPECT_TRUE(sp.to_dense().equal(at::sparse_coo_tensor(ind, val, {3, 3}).to_dense()));
   EXPECT_THAT(size(sparse_coo(Operand(ind), Operand(val))).single(), ElementsAre(2, 2));
-  EXPECT_EQ(Held(sparse_coo(Operand(ind), Operand(val), {}, Options::Parse("tensor", {"double"}))).scalar_type(),
+  EXPECT_EQ(Held(sparse_coo(Operand(ind), Operand(val), {}, Options::Parse("tensor", {"double"})))
+                .scalar_type(),
             at::kDouble);
   const std::size_t before = live_handles();
-  EXPECT_THAT(ErrorOf([] { complex(Operand(at::tensor({1, 2})), Operand(at::tensor({1, 2}))); }),
+  EXPECT_THAT(ErrorOf([] {
+                complex(Operand(at::tensor({1, 2})), Operand(at::tensor({1, 2})));
+              }),
               HasSubstr("Float or Double"));  // libtorch's own text
   EXPECT_THAT(ErrorOf([] { randperm(-1); }), HasSubstr("negative dimension"));
   EXPECT_EQ(ErrorOf([] { complex(Handle(), Operand(at::ones(1))); }), "stale pointer");
@@ -146,7 +164,8 @@ TEST_F(TensorCreationTest, LikeFormsMatchLibtorch) {
     EXPECT_TRUE(i.equal(at::randint_like(ex, 2, 9)));
   }
   // options override the example's dtype
-  EXPECT_EQ(Held(zeros_like(Operand(h), Options::Parse("tensor", {"float", "grad"}))).scalar_type(), at::kFloat);
+  EXPECT_EQ(Held(zeros_like(Operand(h), Options::Parse("tensor", {"float", "grad"}))).scalar_type(),
+            at::kFloat);
   EXPECT_EQ(ErrorOf([] { zeros_like(Handle()); }), "stale pointer");
 }
 
@@ -203,8 +222,9 @@ TEST_F(TensorOutTest, OutFormsWriteIntoTheHandleAsLibtorchDoes) {
   // A bad argument leaves out as it was.
   const at::Tensor kept = Held(out).clone();
   EXPECT_THAT(ErrorOf([&] { randperm_out(out, -1); }), HasSubstr("non-negative"));
-  EXPECT_THAT(ErrorOf([&] { complex_out(out, Operand(at::tensor({1.0f})), Operand(at::tensor({2.0f}))); }),
-              HasSubstr("Expected object of scalar type"));
+  EXPECT_THAT(
+      ErrorOf([&] { complex_out(out, Operand(at::tensor({1.0f})), Operand(at::tensor({2.0f}))); }),
+      HasSubstr("Expected object of scalar type"));
   EXPECT_TRUE(Held(out).equal(kept));
   Handle v = vector({Operand(at::ones(1))});
   EXPECT_EQ(ErrorOf([&] { zeros_out(v, {2}); }), "tensor: expected tensor, given vector");
@@ -219,7 +239,8 @@ TEST_F(TensorOutTest, CopiesDataIntoATensor) {
   EXPECT_EQ(values<double>(out), (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(dtype(out).single(), "double");
   Handle d = dict({{"a", Operand(at::ones(1))}});
-  EXPECT_EQ(ErrorOf([&] { tensor_out(d, at::ones(2)); }), "tensor: expected tensor, given dictionary");
+  EXPECT_EQ(ErrorOf([&] { tensor_out(d, at::ones(2)); }),
+            "tensor: expected tensor, given dictionary");
   EXPECT_EQ(ErrorOf([&] { tensor_out(Handle(), at::ones(2)); }), "stale pointer");
   EXPECT_EQ(values<double>(out), (std::vector<double>{1, 2, 3}));
 }
@@ -230,10 +251,14 @@ TEST_F(TensorSelectionTest, SelectsAsLibtorch) {
   Handle h = tensor(t);
   EXPECT_TRUE(tensor(h, 0, 1).equal(t.select(0, 1)));
   EXPECT_TRUE(tensor(h, 1, -1).equal(t.select(1, 3)));
-  EXPECT_TRUE(tensor(h, -1, std::vector<std::int64_t>{3, 0}).equal(t.index_select(1, at::tensor({3, 0}))));
+  EXPECT_TRUE(
+      tensor(h, -1, std::vector<std::int64_t>{3, 0}).equal(t.index_select(1, at::tensor({3, 0}))));
   EXPECT_EQ(ErrorOf([&] { tensor(h, 2, 0); }), "tensor: dimension 2 out of range for a 2-d tensor");
-  EXPECT_EQ(ErrorOf([&] { tensor(h, 0, 3); }), "tensor: index 3 out of range for dimension 0 of size 3");
-  EXPECT_EQ(ErrorOf([&] { tensor(h, 1, std::vector<std::int64_t>{0, 4}); }),
+  EXPECT_EQ(ErrorOf([&] { tensor(h, 0, 3); }),
+            "tensor: index 3 out of range for dimension 0 of size 3");
+  EXPECT_EQ(ErrorOf([&] {
+              tensor(h, 1, std::vector<std::int64_t>{0, 4});
+            }),
             "tensor: index 4 out of range for dimension 1 of size 4");
   EXPECT_TRUE(Held(h).equal(t));
 }
@@ -253,10 +278,12 @@ TEST_F(TensorSelectionTest, ElementsAsNewHandlesSharingTheTensors) {
   EXPECT_EQ(values<double>(named[1].second), (std::vector<double>{7, 7}));
   EXPECT_EQ(values<double>(element_handle(d, "b")), (std::vector<double>{7, 7}));
   const std::size_t before = live_handles();
-  EXPECT_EQ(ErrorOf([&] { element_handle(v, 2); }), "tensor: vector index 2 out of range for 2 tensor(s)");
+  EXPECT_EQ(ErrorOf([&] { element_handle(v, 2); }),
+            "tensor: vector index 2 out of range for 2 tensor(s)");
   EXPECT_EQ(ErrorOf([&] { element_handle(d, "c"); }), "tensor: no key `c in dictionary");
   EXPECT_EQ(ErrorOf([&] { element_handles(d); }), "tensor: expected vector, given dictionary");
-  EXPECT_EQ(ErrorOf([&] { named_element_handles(v); }), "tensor: expected dictionary, given vector");
+  EXPECT_EQ(ErrorOf([&] { named_element_handles(v); }),
+            "tensor: expected dictionary, given vector");
   EXPECT_EQ(live_handles(), before);
 }
 

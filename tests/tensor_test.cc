@@ -1,5 +1,5 @@
-// api/tensor/tensor.h, api/tensor/info.h, api/tensor/container.h: creation, values, conversion, info, vectors and
-// dictionaries.
+// api/tensor/tensor.h, api/tensor/info.h, api/tensor/container.h: creation, values, conversion,
+// info, vectors and dictionaries.
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/eye.h>
 #include <ATen/ops/linspace.h>
@@ -12,10 +12,10 @@
 namespace kscope {
 namespace tensor_test {
 
-using testing::ErrorOf;
-using testing::LeakCheckTest;
 using ::testing::ElementsAre;
+using testing::ErrorOf;
 using ::testing::HasSubstr;
+using testing::LeakCheckTest;
 
 using TensorTest = LeakCheckTest;
 using ContainerTest = LeakCheckTest;
@@ -46,15 +46,22 @@ TEST_F(TensorTest, ShapesAndOptions) {
   auto scope = Scope::Open();
   Handle m = tensor(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
   EXPECT_THAT(size(m).single(), ElementsAre(2, 3));
-  EXPECT_EQ(ErrorOf([] { tensor(std::vector<float>{1, 2, 3}, {2, 2}); }),
+  EXPECT_EQ(ErrorOf([] {
+              tensor(std::vector<float>{1, 2, 3}, {2, 2});
+            }),
             "tensor: 3 values do not fill shape 2 2");
-  Handle d = tensor(std::vector<std::int64_t>{1, 2}, {}, Options::Parse("tensor", {"double", "grad"}));
+  Handle d =
+      tensor(std::vector<std::int64_t>{1, 2}, {}, Options::Parse("tensor", {"double", "grad"}));
   EXPECT_EQ(dtype(d).single(), "double");
   EXPECT_TRUE(gradflag(d));
-  EXPECT_EQ(ErrorOf([] { Options::Parse("tensor", {"cpu", "fast"}); }), "unrecognized tensor option: `fast");
+  EXPECT_EQ(ErrorOf([] {
+              Options::Parse("tensor", {"cpu", "fast"});
+            }),
+            "unrecognized tensor option: `fast");
   // A gradient on an integer tensor: libtorch's own error.
-  EXPECT_THAT(ErrorOf([] { tensor(std::vector<std::int64_t>{1}, {}, Options::Parse("tensor", {"grad"})); }),
-              HasSubstr("floating point"));
+  EXPECT_THAT(
+      ErrorOf([] { tensor(std::vector<std::int64_t>{1}, {}, Options::Parse("tensor", {"grad"})); }),
+      HasSubstr("floating point"));
   Handle s = scalar(2.5);
   EXPECT_TRUE(size(s).single().empty());
   EXPECT_EQ(values<double>(s), std::vector<double>{2.5});
@@ -75,7 +82,8 @@ TEST_F(TensorTest, CreationModes) {
   EXPECT_THAT(size(empty({2, 5})).single(), ElementsAre(2, 5));
   EXPECT_EQ(values<float>(zeros({3})), (std::vector<float>{0, 0, 0}));
   EXPECT_EQ(values<float>(ones({2})), (std::vector<float>{1, 1}));
-  EXPECT_EQ(values<double>(full({2}, 7.5, Options::Parse("full", {"double"}))), (std::vector<double>{7.5, 7.5}));
+  EXPECT_EQ(values<double>(full({2}, 7.5, Options::Parse("full", {"double"}))),
+            (std::vector<double>{7.5, 7.5}));
   EXPECT_EQ(dtype(full({1}, 1)).single(), "long");  // libtorch infers the dtype from the value
   seed(42);
   Handle r1 = rand({100});
@@ -176,7 +184,9 @@ TEST_F(ContainerTest, ConsumingConstructionIsAllOrNothing) {
   Handle b = ones({1});
   Handle v = vector({Operand(at::zeros({1}))});
   EXPECT_EQ(ErrorOf([&] { vector({a, v, b}); }), "vector: expected tensor, given vector");
-  EXPECT_EQ(ErrorOf([&] { vector({a, a}); }),
+  EXPECT_EQ(ErrorOf([&] {
+              vector({a, a});
+            }),
             "vector: the same handle is given twice (element[1]); use addref for a second handle");
   Handle gone = zeros({1});
   kscope::free(gone);

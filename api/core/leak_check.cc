@@ -22,7 +22,9 @@ std::vector<ObjectRow> LeakCheck::Leaks() const {
   return rows;
 }
 
-int LeakCheck::ScopesLeftOpen() const { return depth_ < 0 ? 0 : std::max(0, ScopeDepth() - depth_); }
+int LeakCheck::ScopesLeftOpen() const {
+  return depth_ < 0 ? 0 : std::max(0, ScopeDepth() - depth_);
+}
 
 std::string LeakCheck::Report() const {
   std::string report;

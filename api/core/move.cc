@@ -22,7 +22,8 @@ struct Target {
 
 Target FromOptions(const char* fn, const Options& o) {
   if (o.grad) Fail("%s: expects a device and/or a dtype; set gradients with gradflag", fn);
-  if (o.beyond_device_and_dtype()) Fail("%s: expects a device and/or a dtype, not a layout, pinning or memory format", fn);
+  if (o.beyond_device_and_dtype())
+    Fail("%s: expects a device and/or a dtype, not a layout, pinning or memory format", fn);
   return Target{o.device, o.dtype};
 }
 
@@ -52,7 +53,9 @@ Handle CopyTo(Handle t, const Target& target, bool async) {
 
 }  // namespace
 
-void to(Handle h, const Options& target, bool async) { MoveTo(h, FromOptions("to", target), async); }
+void to(Handle h, const Options& target, bool async) {
+  MoveTo(h, FromOptions("to", target), async);
+}
 
 void to(Handle h, Handle example, bool async) { MoveTo(h, FromExample("to", example), async); }
 
@@ -60,6 +63,8 @@ Handle copyto(Handle t, const Options& target, bool async) {
   return CopyTo(t, FromOptions("copyto", target), async);
 }
 
-Handle copyto(Handle t, Handle example, bool async) { return CopyTo(t, FromExample("copyto", example), async); }
+Handle copyto(Handle t, Handle example, bool async) {
+  return CopyTo(t, FromExample("copyto", example), async);
+}
 
 }  // namespace kscope

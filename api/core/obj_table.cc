@@ -12,9 +12,15 @@ namespace {
 using Cells = std::vector<std::string>;
 
 Cells CellsOf(const ObjectRow& row) {
-  return {absl::StrCat(row.ptr.id()), std::string(ClassName(row.object_class)),
-          row.device, row.dtype, absl::StrJoin(row.size, " "), absl::StrCat(row.elements),
-          absl::StrCat(row.bytes), absl::StrCat(row.scope), row.origin};
+  return {absl::StrCat(row.ptr.id()),
+          std::string(ClassName(row.object_class)),
+          row.device,
+          row.dtype,
+          absl::StrJoin(row.size, " "),
+          absl::StrCat(row.elements),
+          absl::StrCat(row.bytes),
+          absl::StrCat(row.scope),
+          row.origin};
 }
 
 void AppendLine(const Cells& cells, const std::vector<std::size_t>& widths, std::string* out) {

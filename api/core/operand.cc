@@ -22,7 +22,8 @@ const at::Tensor& TensorFrom(const char* fn, const Object& o) {
 
 // In the scalar's own type: scalar_tensor alone would make every number a float, so long data
 // plus 1 would become float. A 0-dim tensor promotes like a number of its category.
-Operand::Operand(const c10::Scalar& s) : value_(at::scalar_tensor(s, at::TensorOptions().dtype(s.type()))) {}
+Operand::Operand(const c10::Scalar& s)
+    : value_(at::scalar_tensor(s, at::TensorOptions().dtype(s.type()))) {}
 
 Operand::Operand(const Result& r) {
   if (r.is_handle()) {
@@ -68,9 +69,8 @@ Resolved ResolvePointers(const char* fn, absl::Span<const Operand* const> operan
     }
   }
   if (!handles.empty()) {
-    HandleTable::Global().ReadMany(handles, [&](std::size_t j, const Object& o) {
-      r.tensors[slots[j]] = TensorFrom(fn, o);
-    });
+    HandleTable::Global().ReadMany(
+        handles, [&](std::size_t j, const Object& o) { r.tensors[slots[j]] = TensorFrom(fn, o); });
     r.any_handle = true;
   }
   return r;

@@ -30,7 +30,7 @@ class Result;
 
 class Operand {
  public:
-  Operand(Handle h) : value_(h) {}                      // NOLINT: implicit by design
+  Operand(Handle h) : value_(h) {}                       // NOLINT: implicit by design
   Operand(at::Tensor data) : value_(std::move(data)) {}  // NOLINT
   Operand(const c10::Scalar& s);                         // NOLINT: a 0-dim data tensor
   Operand(double v) : Operand(c10::Scalar(v)) {}         // NOLINT
@@ -51,7 +51,7 @@ using Value = std::variant<at::Tensor, TensorVector, TensorDict>;
 
 class Result {
  public:
-  Result() = default;                                   // nothing (written to an output handle)
+  Result() = default;  // nothing (written to an output handle)
   explicit Result(Handle h) : value_(h) {}
   explicit Result(Value v) : value_(std::move(v)) {}
 

@@ -4,8 +4,8 @@
 
 #include <ATen/core/Formatting.h>
 
-#include "api/model/model_object.h"
 #include "api/core/values.h"
+#include "api/model/model_object.h"
 #include "runtime/accounting.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -68,9 +68,8 @@ std::size_t live_handles() { return Table().size(); }
 void free(Handle h) { Table().Release(h); }
 
 void free(absl::Span<const Handle> handles) {
-  Table().ReleaseAll(handles, [](std::size_t i) {
-    Fail("free: stale pointer, element[%d] of given list", i);
-  });
+  Table().ReleaseAll(
+      handles, [](std::size_t i) { Fail("free: stale pointer, element[%d] of given list", i); });
 }
 
 void free(const std::vector<std::pair<std::string, Handle>>& named) {
@@ -130,7 +129,8 @@ PerElement<std::string> dtype(Handle h) {
     return *std::move(each);
   }
   const Object o = Table().Get(h);
-  if (IsComposite(o.object_class())) Fail("dtype: not implemented for %s", Plural(o.object_class()));
+  if (IsComposite(o.object_class()))
+    Fail("dtype: not implemented for %s", Plural(o.object_class()));
   return Dtype(o);
 }
 

@@ -34,7 +34,7 @@ struct ObjectRow {
   std::vector<std::int64_t> size;  // tensor dims; element count for vector/dictionary
   std::int64_t elements;
   std::int64_t bytes;
-  int scope;                       // 0 = root
+  int scope;  // 0 = root
   std::string origin;
   std::uint64_t owner = 0;
 };

@@ -6,10 +6,12 @@
 
 namespace kscope {
 
-std::vector<Selected> SelectElements(const char* fn, const TensorVector& v, absl::Span<const std::int64_t> indices) {
+std::vector<Selected> SelectElements(const char* fn, const TensorVector& v,
+                                     absl::Span<const std::int64_t> indices) {
   std::vector<Selected> out;
   if (indices.empty()) {
-    for (std::size_t i = 0; i < v.size(); ++i) out.push_back({v[i], absl::StrFormat("vector[%d]", i)});
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out.push_back({v[i], absl::StrFormat("vector[%d]", i)});
     return out;
   }
   for (std::int64_t i : indices) {
@@ -21,10 +23,12 @@ std::vector<Selected> SelectElements(const char* fn, const TensorVector& v, absl
   return out;
 }
 
-std::vector<Selected> SelectElements(const char* fn, const TensorDict& d, absl::Span<const std::string> keys) {
+std::vector<Selected> SelectElements(const char* fn, const TensorDict& d,
+                                     absl::Span<const std::string> keys) {
   std::vector<Selected> out;
   if (keys.empty()) {
-    for (const auto& item : d) out.push_back({item.value(), absl::StrFormat("key `%s", item.key())});
+    for (const auto& item : d)
+      out.push_back({item.value(), absl::StrFormat("key `%s", item.key())});
     return out;
   }
   for (const std::string& key : keys) {
@@ -35,7 +39,8 @@ std::vector<Selected> SelectElements(const char* fn, const TensorDict& d, absl::
   return out;
 }
 
-std::vector<Selected> SelectElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices) {
+std::vector<Selected> SelectElements(const char* fn, Handle v,
+                                     absl::Span<const std::int64_t> indices) {
   const Object o = HandleTable::Global().Get(v);
   if (o.vector() == nullptr) Fail("%s: expected vector, given %s", fn, ClassName(o.object_class()));
   return SelectElements(fn, *o.vector(), indices);
@@ -43,11 +48,13 @@ std::vector<Selected> SelectElements(const char* fn, Handle v, absl::Span<const 
 
 std::vector<Selected> SelectElements(const char* fn, Handle d, absl::Span<const std::string> keys) {
   const Object o = HandleTable::Global().Get(d);
-  if (o.dict() == nullptr) Fail("%s: expected dictionary, given %s", fn, ClassName(o.object_class()));
+  if (o.dict() == nullptr)
+    Fail("%s: expected dictionary, given %s", fn, ClassName(o.object_class()));
   return SelectElements(fn, *o.dict(), keys);
 }
 
-std::vector<at::Tensor> VectorElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices) {
+std::vector<at::Tensor> VectorElements(const char* fn, Handle v,
+                                       absl::Span<const std::int64_t> indices) {
   std::vector<at::Tensor> selected;
   for (Selected& s : SelectElements(fn, v, indices)) selected.push_back(std::move(s.tensor));
   return selected;
@@ -56,11 +63,14 @@ std::vector<at::Tensor> VectorElements(const char* fn, Handle v, absl::Span<cons
 std::vector<std::pair<std::string, at::Tensor>> DictElements(const char* fn, Handle d,
                                                              absl::Span<const std::string> keys) {
   const Object o = HandleTable::Global().Get(d);
-  if (o.dict() == nullptr) Fail("%s: expected dictionary, given %s", fn, ClassName(o.object_class()));
+  if (o.dict() == nullptr)
+    Fail("%s: expected dictionary, given %s", fn, ClassName(o.object_class()));
   std::vector<std::pair<std::string, at::Tensor>> selected;
-  const std::vector<std::string> names = keys.empty() ? o.dict()->keys() : std::vector<std::string>(keys.begin(), keys.end());
+  const std::vector<std::string> names =
+      keys.empty() ? o.dict()->keys() : std::vector<std::string>(keys.begin(), keys.end());
   std::vector<Selected> tensors = SelectElements(fn, *o.dict(), names);
-  for (std::size_t i = 0; i < names.size(); ++i) selected.emplace_back(names[i], std::move(tensors[i].tensor));
+  for (std::size_t i = 0; i < names.size(); ++i)
+    selected.emplace_back(names[i], std::move(tensors[i].tensor));
   return selected;
 }
 

@@ -32,14 +32,18 @@ struct Selected {
 // The elements of v at `indices`, or every element when indices is empty; likewise d's at
 // `keys`. kscope::Error "<fn>: vector index 3 out of range for 2 tensor(s)", "<fn>: no key `k
 // in dictionary".
-std::vector<Selected> SelectElements(const char* fn, const TensorVector& v, absl::Span<const std::int64_t> indices);
-std::vector<Selected> SelectElements(const char* fn, const TensorDict& d, absl::Span<const std::string> keys);
+std::vector<Selected> SelectElements(const char* fn, const TensorVector& v,
+                                     absl::Span<const std::int64_t> indices);
+std::vector<Selected> SelectElements(const char* fn, const TensorDict& d,
+                                     absl::Span<const std::string> keys);
 
 // The same read from a vector or dictionary handle.
-std::vector<Selected> SelectElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices);
+std::vector<Selected> SelectElements(const char* fn, Handle v,
+                                     absl::Span<const std::int64_t> indices);
 std::vector<Selected> SelectElements(const char* fn, Handle d, absl::Span<const std::string> keys);
 // Only the tensors (and the keys).
-std::vector<at::Tensor> VectorElements(const char* fn, Handle v, absl::Span<const std::int64_t> indices);
+std::vector<at::Tensor> VectorElements(const char* fn, Handle v,
+                                       absl::Span<const std::int64_t> indices);
 std::vector<std::pair<std::string, at::Tensor>> DictElements(const char* fn, Handle d,
                                                              absl::Span<const std::string> keys);
 

@@ -4,10 +4,10 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "api/data/batch_window.h"
-#include "api/model/model_data.h"
 #include "api/core/pointer.h"
+#include "api/data/batch_window.h"
 #include "api/data/shuffle.h"
+#include "api/model/model_data.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 

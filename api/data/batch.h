@@ -1,8 +1,8 @@
 // Batching and shuffling the tensors of a tensor, vector or dictionary handle, in place and
 // without copies (ktorch's batch, restore and shuffle on tensors): the handle keeps its id and
 // its tensors keep their identity; what changes is the window of its storage each tensor shows
-// (api/data/batch_window.h) or the order of its rows (api/data/shuffle.h). A vector or dictionary batches
-// and shuffles all its tensors together: they must share the full size along the dimension.
+// (api/data/batch_window.h) or the order of its rows (api/data/shuffle.h). A vector or dictionary
+// batches and shuffles all its tensors together: they must share the full size along the dimension.
 //
 // Errors: kscope::Error naming the function for a stale handle, another class of object
 // ("batch: expected tensor, vector or dictionary, given module"), a tensor that is not

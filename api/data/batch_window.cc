@@ -31,7 +31,8 @@ struct Frame {
 // 1, each stride divides the one before it (the storage's element count before the first),
 // and the window lies inside.
 Frame FrameOf(const char* fn, const at::Tensor& t) {
-  if (!t.defined() || !t.has_storage() || t.layout() != at::kStrided) Fail("%s: expected a dense tensor", fn);
+  if (!t.defined() || !t.has_storage() || t.layout() != at::kStrided)
+    Fail("%s: expected a dense tensor", fn);
   if (t.dim() == 0) Fail("%s: tensor has no dimensions", fn);
   const auto itemsize = static_cast<std::int64_t>(t.element_size());
   const auto nbytes = static_cast<std::int64_t>(t.storage().nbytes());
@@ -51,14 +52,16 @@ Frame FrameOf(const char* fn, const at::Tensor& t) {
 }
 
 // The frames of the distinct tensors, validated, sharing their full size along dim.
-std::vector<Frame> FramesOf(const char* fn, absl::Span<const at::Tensor> tensors, std::int64_t dim) {
+std::vector<Frame> FramesOf(const char* fn, absl::Span<const at::Tensor> tensors,
+                            std::int64_t dim) {
   if (tensors.empty()) Fail("%s: no tensors", fn);
   std::vector<Frame> frames;
   absl::flat_hash_set<const void*> seen;
   for (const auto& t : tensors) {
     if (!seen.insert(t.unsafeGetTensorImpl()).second) continue;
     Frame f = FrameOf(fn, t);
-    if (dim < 0 || dim >= t.dim()) Fail("%s: dimension %d out of range for a %d-dim tensor", fn, dim, t.dim());
+    if (dim < 0 || dim >= t.dim())
+      Fail("%s: dimension %d out of range for a %d-dim tensor", fn, dim, t.dim());
     if (!frames.empty() && f.full[dim] != frames[0].full[dim]) {
       Fail("tensor size mismatch, %d vs %d", frames[0].full[dim], f.full[dim]);
     }
@@ -110,17 +113,20 @@ void SelectBatch(const char* fn, absl::Span<const at::Tensor> tensors, std::int6
   if (size < 1) Fail("%s: batch size must be at least 1, given %d", fn, size);
   const std::int64_t count = BatchCount(rows, size);
   if (index < 0 || index >= count) {
-    Fail("%s: batch index %d out of range for %d batch(es) of %d from %d rows", fn, index, count, size, rows);
+    Fail("%s: batch index %d out of range for %d batch(es) of %d from %d rows", fn, index, count,
+         size, rows);
   }
   const std::int64_t first = index * size;
   for (const auto& f : frames) ShowRows(f, dim, first, std::min(size, rows - first));
 }
 
-bool NextBatch(const char* fn, absl::Span<const at::Tensor> tensors, std::int64_t size, std::int64_t dim) {
+bool NextBatch(const char* fn, absl::Span<const at::Tensor> tensors, std::int64_t size,
+               std::int64_t dim) {
   const std::vector<Frame> frames = FramesOf(fn, tensors, dim);
   const std::int64_t rows = frames[0].full[dim];
   if (size < 1 || size >= rows) {
-    Fail("%s: batch size must be at least 1 and less than the full size of %d, given %d", fn, rows, size);
+    Fail("%s: batch size must be at least 1 and less than the full size of %d, given %d", fn, rows,
+         size);
   }
   const Frame& lead = frames[0];
   const std::int64_t shown = lead.tensor.size(dim);

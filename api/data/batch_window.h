@@ -43,7 +43,8 @@ std::int64_t BatchCount(std::int64_t rows, std::int64_t size, bool droplast = fa
 std::int64_t FullSize(const char* fn, absl::Span<const at::Tensor> tensors, std::int64_t dim = 0);
 
 // Restores every tensor to its full size in all dimensions; returns the full size along `dim`.
-std::int64_t RestoreFull(const char* fn, absl::Span<const at::Tensor> tensors, std::int64_t dim = 0);
+std::int64_t RestoreFull(const char* fn, absl::Span<const at::Tensor> tensors,
+                         std::int64_t dim = 0);
 
 // Windows every tensor at batch `index` of `size` rows along `dim` (the last batch may be
 // shorter; a size at or above the full size gives one batch of all rows). Requires size >= 1

@@ -20,11 +20,13 @@ namespace {
 
 // Re-indexes every tensor (restored to full size) along dim: all new tensors are computed
 // before any is swapped in, so a failing index_select changes nothing.
-void Reindex(absl::Span<const at::Tensor> tensors, const at::Tensor& permutation, std::int64_t dim) {
+void Reindex(absl::Span<const at::Tensor> tensors, const at::Tensor& permutation,
+             std::int64_t dim) {
   c10::NoGradGuard no_grad;
   std::vector<at::Tensor> reordered;
   reordered.reserve(tensors.size());
-  for (const auto& t : tensors) reordered.push_back(t.index_select(dim, permutation.to(t.device())));
+  for (const auto& t : tensors)
+    reordered.push_back(t.index_select(dim, permutation.to(t.device())));
   for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].set_(reordered[i]);
 }
 
@@ -35,7 +37,8 @@ at::Generator ShuffleGenerator(std::int64_t seed, const c10::Device& device) {
   // clone (it increfs the new object before reclaiming it). Other devices have no generator
   // constructor outside their own headers, so they clone (and leak one small object per call
   // on 1.13).
-  if (device.is_cpu()) return at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
+  if (device.is_cpu())
+    return at::make_generator<at::CPUGeneratorImpl>(static_cast<std::uint64_t>(seed));
   at::Generator global = at::globalContext().defaultGenerator(device);
   at::Generator g;
   {
@@ -50,9 +53,10 @@ at::Tensor Shuffle(const char* fn, absl::Span<const at::Tensor> tensors, std::in
                    at::Generator generator) {
   const std::int64_t rows = RestoreFull(fn, tensors, dim);
   const c10::Device device = generator.defined() ? generator.device() : tensors[0].device();
-  at::Tensor permutation =
-      at::randperm(rows, generator.defined() ? AtOptional<at::Generator>(generator) : AtOptional<at::Generator>(),
-                   at::TensorOptions().dtype(at::kLong).device(device));
+  at::Tensor permutation = at::randperm(
+      rows,
+      generator.defined() ? AtOptional<at::Generator>(generator) : AtOptional<at::Generator>(),
+      at::TensorOptions().dtype(at::kLong).device(device));
   Reindex(tensors, permutation, dim);
   return permutation;
 }

@@ -33,7 +33,8 @@ namespace kscope {
 
 // A private generator for shuffles, seeded with `seed`: a new CPU generator, or a clone of a
 // CUDA device's default generator; the same seed gives the same sequence of permutations.
-at::Generator ShuffleGenerator(std::int64_t seed, const c10::Device& device = c10::Device(c10::kCPU));
+at::Generator ShuffleGenerator(std::int64_t seed,
+                               const c10::Device& device = c10::Device(c10::kCPU));
 
 // Restores full size, draws a random permutation of the full size along dim — from
 // `generator` (on its device) if defined, else from the global generator on the first

@@ -65,7 +65,8 @@ Buckets Collect(const std::vector<at::Tensor>& tensors, F collective) {
 }
 
 void CheckRoot(const char* fn, const GroupObject& g, int root) {
-  if (root < 0 || root >= g.world()) Fail("%s: root must be a rank 0..%d, given %d", fn, g.world() - 1, root);
+  if (root < 0 || root >= g.world())
+    Fail("%s: root must be a rank 0..%d, given %d", fn, g.world() - 1, root);
 }
 
 }  // namespace
@@ -82,27 +83,33 @@ void allreduce(Handle x, Reduction op, Handle group) {
   const auto g = GroupOf("allreduce", group);
   const std::vector<at::Tensor> tensors = TensorsOf("allreduce", x);
   CheckMean("allreduce", tensors, op);
-  Collect(tensors, [&](at::Tensor& flat) { g->AllReduce("allreduce", flat, op); }).CopyBack(tensors);
+  Collect(tensors, [&](at::Tensor& flat) {
+    g->AllReduce("allreduce", flat, op);
+  }).CopyBack(tensors);
 }
 
 Value allreduce(Value x, Reduction op, Handle group) {
   const auto g = GroupOf("allreduce", group);
   const std::vector<at::Tensor> tensors = TensorsOf(x);
   CheckMean("allreduce", tensors, op);
-  return Unpacked(x, Collect(tensors, [&](at::Tensor& flat) { g->AllReduce("allreduce", flat, op); }));
+  return Unpacked(x,
+                  Collect(tensors, [&](at::Tensor& flat) { g->AllReduce("allreduce", flat, op); }));
 }
 
 void broadcast(Handle x, int root, Handle group) {
   const auto g = GroupOf("broadcast", group);
   CheckRoot("broadcast", *g, root);
   const std::vector<at::Tensor> tensors = TensorsOf("broadcast", x);
-  Collect(tensors, [&](at::Tensor& flat) { g->Broadcast("broadcast", flat, root); }).CopyBack(tensors);
+  Collect(tensors, [&](at::Tensor& flat) {
+    g->Broadcast("broadcast", flat, root);
+  }).CopyBack(tensors);
 }
 
 Value broadcast(Value x, int root, Handle group) {
   const auto g = GroupOf("broadcast", group);
   CheckRoot("broadcast", *g, root);
-  return Unpacked(x, Collect(TensorsOf(x), [&](at::Tensor& flat) { g->Broadcast("broadcast", flat, root); }));
+  return Unpacked(
+      x, Collect(TensorsOf(x), [&](at::Tensor& flat) { g->Broadcast("broadcast", flat, root); }));
 }
 
 Result allgather(const Operand& x, Handle group) {

@@ -33,9 +33,9 @@
 // next epoch. As after any failed run, the model's data is restored and no epoch is left under
 // way. Errors: kscope::Error
 // naming `distribute` for no model, no group, or ranks whose modules or optimizer states differ
-// in structure (every rank fails alike); the option errors of api/model/model_options.h naming train
-// or test ("train: 2 tasks require a non-zero batchsize"). On an error the model is unchanged.
-// Thread-safety: as for models (api/model/model.h).
+// in structure (every rank fails alike); the option errors of api/model/model_options.h naming
+// train or test ("train: 2 tasks require a non-zero batchsize"). On an error the model is
+// unchanged. Thread-safety: as for models (api/model/model.h).
 #ifndef KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 #define KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 

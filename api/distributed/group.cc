@@ -24,7 +24,8 @@ Handle group(const GroupOptions& options) {
 
 Handle default_group(const char* fn) {
   const Handle h(default_group_id.load());
-  if (h.is_null() || !HandleTable::Global().Contains(h)) Fail("%s: no process group, make one with group", fn);
+  if (h.is_null() || !HandleTable::Global().Contains(h))
+    Fail("%s: no process group, make one with group", fn);
   return h;
 }
 

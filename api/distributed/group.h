@@ -24,9 +24,9 @@
 namespace kscope {
 
 struct GroupOptions {
-  int rank = 0;                // 0 .. world-1
-  int world = 1;               // number of ranks, at least 1
-  std::string rendezvous;      // tcp://host:port, or a file path (file://path)
+  int rank = 0;            // 0 .. world-1
+  int world = 1;           // number of ranks, at least 1
+  std::string rendezvous;  // tcp://host:port, or a file path (file://path)
   std::string backend = "gloo";
   std::chrono::milliseconds timeout = std::chrono::minutes(5);  // to meet, and per collective
 };

@@ -4,18 +4,18 @@
 #include <exception>
 #include <utility>
 
+#include <ATen/ops/empty_like.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
-#include <ATen/ops/empty_like.h>
 #if defined(KSCOPE_WITH_CUDA) && defined(USE_C10D_NCCL)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #define KSCOPE_WITH_NCCL 1
 #endif
 
+#include "absl/strings/str_format.h"
 #include "api/distributed/failure_text.h"
 #include "api/distributed/rendezvous.h"
 #include "api/env/environment.h"
-#include "absl/strings/str_format.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/names.h"
@@ -24,7 +24,9 @@
 namespace kscope::distributed {
 namespace {
 
-bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
+bool IsLoopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
 
 // The network device gloo binds: the interface GLOO_SOCKET_IFNAME names (as in PyTorch), the
 // loopback device for a loopback rendezvous, else the address this host's name resolves to.
@@ -37,7 +39,7 @@ std::shared_ptr<::gloo::transport::Device> GlooDevice(const Rendezvous& r) {
 }
 
 c10::intrusive_ptr<C10dCollectives> Connect(const GroupOptions& o, const Rendezvous& r,
-                                        const c10::intrusive_ptr<c10d::Store>& store) {
+                                            const c10::intrusive_ptr<c10d::Store>& store) {
   if (o.backend == "gloo") {
     auto options = c10d::ProcessGroupGloo::Options::create(o.timeout);
     options->devices.push_back(GlooDevice(r));
@@ -102,10 +104,13 @@ struct GroupObject::State {
 
 std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOptions& o) {
   if (o.world < 1 || o.rank < 0 || o.rank >= o.world) {
-    Fail("%s: rank must be 0..world-1 for a world of at least 1, given rank %d of %d", fn, o.rank, o.world);
+    Fail("%s: rank must be 0..world-1 for a world of at least 1, given rank %d of %d", fn, o.rank,
+         o.world);
   }
-  if (o.backend != "gloo" && o.backend != "nccl") Fail("%s: unrecognized backend `%s, expected `gloo or `nccl", fn, o.backend);
-  if (o.timeout.count() <= 0) Fail("%s: timeout must be positive, given %d ms", fn, o.timeout.count());
+  if (o.backend != "gloo" && o.backend != "nccl")
+    Fail("%s: unrecognized backend `%s, expected `gloo or `nccl", fn, o.backend);
+  if (o.timeout.count() <= 0)
+    Fail("%s: timeout must be positive, given %d ms", fn, o.timeout.count());
   const Rendezvous r = ParseRendezvous(fn, o.rendezvous);
   auto state = std::make_shared<State>(State{o, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
   try {
@@ -113,15 +118,15 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
   } catch (const kscope::Error&) {
     throw;
   } catch (const std::exception& e) {
-    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s", fn, o.rank, o.world,
-         o.rendezvous, o.timeout.count(), FailureText(e));
+    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s", fn, o.rank,
+         o.world, o.rendezvous, o.timeout.count(), FailureText(e));
   }
   return std::shared_ptr<GroupObject>(new GroupObject(std::move(state)));
 }
 
 std::string GroupObject::str() const {
-  return absl::StrFormat("%s process group: rank %d of %d at %s", state_->options.backend, state_->options.rank,
-                         state_->options.world, state_->options.rendezvous);
+  return absl::StrFormat("%s process group: rank %d of %d at %s", state_->options.backend,
+                         state_->options.rank, state_->options.world, state_->options.rendezvous);
 }
 
 std::shared_ptr<CompositeObject> GroupObject::share() const {
@@ -166,18 +171,22 @@ std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor&
   return std::move(outputs[0]);
 }
 
-void GroupObject::Barrier(const char* fn) const { state_->Wait(fn, state_->collectives->barrier()); }
+void GroupObject::Barrier(const char* fn) const {
+  state_->Wait(fn, state_->collectives->barrier());
+}
 
 c10::Device CollectiveDevice(const char* fn, const std::string& backend, c10::Device model_device) {
   if (backend != "nccl") return c10::Device(c10::kCPU);
   if (!model_device.is_cuda()) {
-    Fail("%s: an nccl group needs the model on a CUDA device, given %s", fn, DeviceName(model_device));
+    Fail("%s: an nccl group needs the model on a CUDA device, given %s", fn,
+         DeviceName(model_device));
   }
   return model_device;
 }
 
 std::shared_ptr<GroupObject> GroupOf(const char* fn, Handle g) {
-  return std::static_pointer_cast<GroupObject>(nn::CompositeOf(fn, g.is_null() ? default_group(fn) : g, ObjectClass::kGroup));
+  return std::static_pointer_cast<GroupObject>(
+      nn::CompositeOf(fn, g.is_null() ? default_group(fn) : g, ObjectClass::kGroup));
 }
 
 }  // namespace kscope::distributed

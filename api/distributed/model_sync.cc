@@ -42,10 +42,13 @@ at::Tensor Gathered(const char* fn, const GroupObject& g, const std::vector<std:
 void Describe(const at::Tensor& t, std::string& text) {
   absl::StrAppend(&text, DtypeName(t.scalar_type()), "[", absl::StrJoin(t.sizes(), ","), "];");
 }
-std::int64_t Fingerprint(const std::string& text) { return static_cast<std::int64_t>(std::hash<std::string>{}(text)); }
+std::int64_t Fingerprint(const std::string& text) {
+  return static_cast<std::int64_t>(std::hash<std::string>{}(text));
+}
 
 // Each optimized parameter's state as named buffers (none for a parameter without state yet).
-std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o, const std::vector<at::Tensor>& parameters) {
+std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o,
+                                         const std::vector<at::Tensor>& parameters) {
   auto& state = o.optimizer().state();
   std::vector<OptimizerBuffers> saved(parameters.size());
   for (std::size_t i = 0; i < parameters.size(); ++i) {
@@ -69,12 +72,13 @@ void Joining(const std::exception_ptr& failure, Collective collective) {
 
 // After a collective that carried every rank's failure flag (flags[r] nonzero: rank r failed in
 // the epoch): rethrows this rank's own error, or fails naming the first rank that failed.
-void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags, const std::exception_ptr& failure) {
+void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags,
+                   const std::exception_ptr& failure) {
   if (failure) std::rethrow_exception(failure);
   const at::Tensor failed = flags.nonzero();
   if (failed.size(0) > 0) {
-    Fail("%s: rank %d of %d failed in this epoch (its own error says why)", fn, failed[0][0].item<std::int64_t>(),
-         g.world());
+    Fail("%s: rank %d of %d failed in this epoch (its own error says why)", fn,
+         failed[0][0].item<std::int64_t>(), g.world());
   }
 }
 
@@ -102,14 +106,19 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
     }
   }
 
-  const at::Tensor all = Gathered(fn, g, {Fingerprint(module_text), Fingerprint(state_text)}, device);
+  const at::Tensor all =
+      Gathered(fn, g, {Fingerprint(module_text), Fingerprint(state_text)}, device);
   for (int r = 1; r < g.world(); ++r) {
     if (all[r][0].item<std::int64_t>() != all[0][0].item<std::int64_t>()) {
-      Fail("%s: rank %d's module differs from rank 0's (parameter and buffer sizes and types)", fn, r);
+      Fail("%s: rank %d's module differs from rank 0's (parameter and buffer sizes and types)", fn,
+           r);
     }
     if (all[r][1].item<std::int64_t>() != all[0][1].item<std::int64_t>()) {
-      Fail("%s: rank %d's optimizer state differs from rank 0's (which parameters have state, the buffers' "
-           "sizes): bind the model before its first step, or give every rank the same state", fn, r);
+      Fail(
+          "%s: rank %d's optimizer state differs from rank 0's (which parameters have state, the "
+          "buffers' "
+          "sizes): bind the model before its first step, or give every rank the same state",
+          fn, r);
     }
   }
 
@@ -123,12 +132,14 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
     if (saved[i].empty()) continue;
     for (auto& [name, buffer] : saved[i]) buffer = buckets.Unpacked(next++);
     const std::string name = absl::StrCat("parameter ", i);
-    state[nn::StateKeyOf(parameters[i])] = o.spec().kind->load(nn::SavedBuffers(name, parameters[i], saved[i]));
+    state[nn::StateKeyOf(parameters[i])] =
+        o.spec().kind->load(nn::SavedBuffers(name, parameters[i], saved[i]));
   }
 }
 
-at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
-                            const at::Tensor& loss, std::int64_t rows, const std::exception_ptr& failure) {
+at::Tensor AverageGradients(const char* fn, const GroupObject& g,
+                            const std::vector<at::Tensor>& parameters, const at::Tensor& loss,
+                            std::int64_t rows, const std::exception_ptr& failure) {
   if (parameters.empty()) Fail("%s: the optimizer has no parameters to average gradients of", fn);
   at::NoGradGuard no_grad;
   const c10::TensorOptions like = parameters.front().options();
@@ -140,8 +151,9 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
   }
   const std::size_t n = parameters.size();
   tensors.push_back(counts ? loss.detach().to(like).reshape({}) : at::zeros({}, like));
-  tensors.push_back(at::ones({}, like));         // scaled by rows with the rest: this rank's weight
-  tensors.push_back(at::zeros({g.world()}, like));  // the ranks' failure flags, set after the scaling
+  tensors.push_back(at::ones({}, like));  // scaled by rows with the rest: this rank's weight
+  tensors.push_back(
+      at::zeros({g.world()}, like));  // the ranks' failure flags, set after the scaling
   Buckets buckets(tensors);
   for (at::Tensor& flat : buckets.flat()) flat.mul_(static_cast<double>(counts ? rows : 0));
   const at::Tensor flags = buckets.Unpacked(n + 2);
@@ -158,30 +170,34 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
   return buckets.Unpacked(n).div(total);
 }
 
-void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model, const nn::RunOptions& options,
-                std::int64_t batches) {
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model,
+                const nn::RunOptions& options, std::int64_t batches) {
   const at::Tensor all =
       Gathered(fn, g, {batches, options.task, options.tasks}, HostNumbersDevice(fn, g, model));
   const std::int64_t first = all[0][0].item<std::int64_t>();
   for (int r = 0; r < g.world(); ++r) {
-    const std::int64_t task = all[r][1].item<std::int64_t>(), tasks = all[r][2].item<std::int64_t>();
+    const std::int64_t task = all[r][1].item<std::int64_t>(),
+                       tasks = all[r][2].item<std::int64_t>();
     if (task != r || tasks != g.world()) {
-      Fail("%s: rank %d is task %d of %d, but a model bound to a group of %d must be task %d of %d", fn, r, task,
-           tasks, g.world(), r, g.world());
+      Fail("%s: rank %d is task %d of %d, but a model bound to a group of %d must be task %d of %d",
+           fn, r, task, tasks, g.world(), r, g.world());
     }
     const std::int64_t mine = all[r][0].item<std::int64_t>();
     if (mine != first) {
-      Fail("%s: rank %d has %d batches in all, rank 0 has %d: give every rank the same data and batchsize", fn, r,
-           mine, first);
+      Fail(
+          "%s: rank %d has %d batches in all, rank 0 has %d: give every rank the same data and "
+          "batchsize",
+          fn, r, mine, first);
     }
   }
 }
 
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model, const at::Tensor& values,
-                        const std::exception_ptr& failure) {
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model,
+                        const at::Tensor& values, const std::exception_ptr& failure) {
   const c10::Device device = HostNumbersDevice(fn, g, model);
   const std::int64_t n = values.numel();
-  at::Tensor sum = at::cat({values.to(at::kDouble).cpu().reshape(-1), at::zeros({g.world()}, at::kDouble)});
+  at::Tensor sum =
+      at::cat({values.to(at::kDouble).cpu().reshape(-1), at::zeros({g.world()}, at::kDouble)});
   if (failure) sum[n + g.rank()].fill_(1);
   sum = sum.to(device);
   Joining(failure, [&] { g.AllReduce(fn, sum, Reduction::kSum); });

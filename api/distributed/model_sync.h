@@ -1,7 +1,7 @@
 // Model synchronization — what a model bound to a process group (api/distributed/distribute.h)
 // exchanges with the other ranks: its starting values, each training step's gradients, and the
-// numbers behind its epoch metrics. Used by distribute() and by api/model/model_run.cc; every function
-// here is a collective, so every rank must call the same ones in the same order.
+// numbers behind its epoch metrics. Used by distribute() and by api/model/model_run.cc; every
+// function here is a collective, so every rank must call the same ones in the same order.
 //
 // Errors: kscope::Error naming fn: ranks that disagree (a model of another structure, another
 // number of batches) — every rank sees the same gathered values and fails alike, none is left
@@ -43,8 +43,9 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model);
 // rows is 0), a scalar of the first parameter's type. `failure`: this rank's error in the step
 // (null: none; its gradients, loss and rows are then ignored), see the errors above. Reading
 // the flags waits for the allreduce: on a GPU, one small copy to the host per step.
-at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vector<at::Tensor>& parameters,
-                            const at::Tensor& loss, std::int64_t rows, const std::exception_ptr& failure);
+at::Tensor AverageGradients(const char* fn, const GroupObject& g,
+                            const std::vector<at::Tensor>& parameters, const at::Tensor& loss,
+                            std::int64_t rows, const std::exception_ptr& failure);
 
 // BroadcastModel, CheckEpoch and SumOverRanks send their numbers from the host on the model's
 // device under an nccl group (GroupObject::HostNumbersDevice).
@@ -53,14 +54,14 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g, const std::vec
 // world tasks, so that every rank takes the same number of steps; kscope::Error on every rank
 // otherwise ("run: rank 1 has 9 batches in all, rank 0 has 10: give every rank the same data
 // and batchsize", "run: rank 1 is task 0 of 2: set train(m;`task`tasks;1 2)").
-void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model, const nn::RunOptions& options,
-                std::int64_t batches);
+void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model,
+                const nn::RunOptions& options, std::int64_t batches);
 
 // The elementwise sum over the ranks of a row of counts and totals (a copy; `values` is not
 // changed), doubles on the host. `failure`: this rank's error in the epoch (null: none), see
 // the errors above.
-at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model, const at::Tensor& values,
-                        const std::exception_ptr& failure);
+at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model,
+                        const at::Tensor& values, const std::exception_ptr& failure);
 
 }  // namespace kscope::distributed
 

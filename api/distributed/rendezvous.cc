@@ -28,8 +28,8 @@ Rendezvous ParseRendezvous(const char* fn, const std::string& text) {
   if (absl::ConsumePrefix(&s, kTcp)) {
     const std::size_t colon = s.rfind(':');
     int port = 0;
-    if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(s.substr(colon + 1), &port) ||
-        port < 1 || port > 65535) {
+    if (colon == absl::string_view::npos || colon == 0 ||
+        !absl::SimpleAtoi(s.substr(colon + 1), &port) || port < 1 || port > 65535) {
       BadRendezvous(fn, text);
     }
     r.tcp = true;
@@ -60,8 +60,8 @@ c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, i
     return c10::make_intrusive<c10d::TCPStore>(r.host, options);
   } catch (const std::exception& e) {
     const std::string where = r.tcp ? absl::StrFormat("tcp://%s:%d", r.host, r.port) : r.path;
-    Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s", fn, rank, world, where,
-         timeout.count(), FailureText(e));
+    Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s", fn, rank, world,
+         where, timeout.count(), FailureText(e));
   }
 }
 

@@ -12,9 +12,9 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "runtime/accounting.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
-#include "runtime/accounting.h"
 #include "runtime/names.h"
 
 namespace kscope {
@@ -27,10 +27,12 @@ void RequireCuda(const char* fn) {
 // A device by name, checked: cpu, or an existing CUDA device (cuda means the current one).
 c10::Device CheckedDevice(const char* fn, const std::string& name) {
   const std::optional<c10::Device> d = DeviceFromName(name);
-  if (!d || (!d->is_cpu() && !d->is_cuda())) Fail("%s: unrecognized device `%s, expecting cpu or cuda:N", fn, name);
+  if (!d || (!d->is_cpu() && !d->is_cuda()))
+    Fail("%s: unrecognized device `%s, expecting cpu or cuda:N", fn, name);
   if (d->is_cpu()) return *d;
   RequireCuda(fn);
-  const std::int64_t index = d->has_index() ? d->index() : at::detail::getCUDAHooks().current_device();
+  const std::int64_t index =
+      d->has_index() ? d->index() : at::detail::getCUDAHooks().current_device();
   if (index >= cuda_device_count()) {
     Fail("%s: no CUDA device %s, %d available", fn, name, cuda_device_count());
   }
@@ -38,7 +40,8 @@ c10::Device CheckedDevice(const char* fn, const std::string& name) {
 }
 
 at::Generator Generator(c10::Device d) {
-  return d.is_cpu() ? at::detail::getDefaultCPUGenerator() : at::globalContext().defaultGenerator(d);
+  return d.is_cpu() ? at::detail::getDefaultCPUGenerator()
+                    : at::globalContext().defaultGenerator(d);
 }
 
 void Seed(c10::Device d, std::optional<std::uint64_t> s) {
@@ -63,7 +66,8 @@ std::vector<c10::Device> AllDevices() {
 
 std::vector<std::pair<std::string, std::uint64_t>> seeds() {
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (const c10::Device& d : AllDevices()) out.emplace_back(DeviceName(d), Generator(d).current_seed());
+  for (const c10::Device& d : AllDevices())
+    out.emplace_back(DeviceName(d), Generator(d).current_seed());
   return out;
 }
 
@@ -83,7 +87,8 @@ std::int64_t cuda_device_count() { return static_cast<std::int64_t>(at::getNumGP
 
 std::vector<std::string> cuda_device_names() {
   std::vector<std::string> names;
-  for (std::int64_t i = 0; i < cuda_device_count(); ++i) names.push_back(absl::StrFormat("cuda:%d", i));
+  for (std::int64_t i = 0; i < cuda_device_count(); ++i)
+    names.push_back(absl::StrFormat("cuda:%d", i));
   return names;
 }
 
@@ -122,8 +127,12 @@ void sync(Handle h) {
 
 BuildFeatures build_features() {
   const at::Context& c = at::globalContext();
-  return BuildFeatures{c.hasMKL(),   c.hasOpenMP(), c.hasMPS(),
-                       c.hasCUDA(),  c.hasMAGMA(),  c.hasCuDNN(),
+  return BuildFeatures{c.hasMKL(),
+                       c.hasOpenMP(),
+                       c.hasMPS(),
+                       c.hasCUDA(),
+                       c.hasMAGMA(),
+                       c.hasCuDNN(),
                        c.hasCuDNN() ? static_cast<std::int64_t>(c.versionCuDNN()) : 0};
 }
 
@@ -133,14 +142,16 @@ std::int64_t threads() { return at::get_num_threads(); }
 constexpr std::int64_t kMaxThreads = 1024;
 
 void set_threads(std::int64_t n) {
-  if (n < 1 || n > kMaxThreads) Fail("setting: threads must be from 1 to %d, given %d", kMaxThreads, n);
+  if (n < 1 || n > kMaxThreads)
+    Fail("setting: threads must be from 1 to %d, given %d", kMaxThreads, n);
   at::set_num_threads(static_cast<int>(n));
 }
 
 std::int64_t interop_threads() { return at::get_num_interop_threads(); }
 
 void set_interop_threads(std::int64_t n) {
-  if (n < 1 || n > kMaxThreads) Fail("setting: interopthreads must be from 1 to %d, given %d", kMaxThreads, n);
+  if (n < 1 || n > kMaxThreads)
+    Fail("setting: interopthreads must be from 1 to %d, given %d", kMaxThreads, n);
   if (n == interop_threads()) return;
   try {
     at::set_num_interop_threads(static_cast<int>(n));
@@ -159,7 +170,8 @@ std::int64_t deterministic() {
 }
 
 void set_deterministic(std::int64_t mode) {
-  if (mode < 0 || mode > 2) Fail("setting: deterministic expects 0 (off), 1 (on) or 2 (warn only), given %d", mode);
+  if (mode < 0 || mode > 2)
+    Fail("setting: deterministic expects 0 (off), 1 (on) or 2 (warn only), given %d", mode);
   at::globalContext().setDeterministicAlgorithms(mode != 0, mode == 2);
 }
 

@@ -2,10 +2,10 @@
 
 #include "api/core/pointer.h"
 #include "api/env/environment.h"
-#include "api/tensor/info.h"
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
+#include "api/tensor/info.h"
 #include "api/tensor/tensor.h"
 #include "runtime/errors.h"
 #include "runtime/names.h"
@@ -22,7 +22,9 @@ nn::NamedValues Defaults(const std::vector<nn::OptionSpec>& specs) {
   return defaults;
 }
 
-KindHelp Of(const nn::ModuleKind& k) { return KindHelp{k.name, k.inputs, k.max_inputs, Defaults(k.options)}; }
+KindHelp Of(const nn::ModuleKind& k) {
+  return KindHelp{k.name, k.inputs, k.max_inputs, Defaults(k.options)};
+}
 KindHelp Of(const nn::OptimizerKind& k) { return KindHelp{k.name, 0, 0, Defaults(k.options)}; }
 
 template <typename Find>
@@ -44,9 +46,13 @@ std::vector<std::pair<std::string, std::string>> help_topics() {
           {"tensor", "tensor creation options"}};
 }
 
-std::vector<KindHelp> module_help() { return KindHelpTable(nn::ModuleKindNames(), nn::FindModuleKind); }
+std::vector<KindHelp> module_help() {
+  return KindHelpTable(nn::ModuleKindNames(), nn::FindModuleKind);
+}
 std::vector<KindHelp> loss_help() { return KindHelpTable(nn::LossKindNames(), nn::FindLossKind); }
-std::vector<KindHelp> optimizer_help() { return KindHelpTable(nn::OptimizerKindNames(), nn::FindOptimizerKind); }
+std::vector<KindHelp> optimizer_help() {
+  return KindHelpTable(nn::OptimizerKindNames(), nn::FindOptimizerKind);
+}
 
 KindHelp kind_help(const std::string& name) {
   if (const nn::ModuleKind* k = nn::FindModuleKind(name)) return Of(*k);
@@ -57,8 +63,8 @@ KindHelp kind_help(const std::string& name) {
 
 std::vector<std::pair<std::string, char>> dtype_ktypes() {
   std::vector<std::pair<std::string, char>> rows;
-  for (const char* name : {"float", "double", "half", "bool", "byte", "char", "long", "int", "short", "chalf", "cfloat",
-                           "cdouble"}) {
+  for (const char* name : {"float", "double", "half", "bool", "byte", "char", "long", "int",
+                           "short", "chalf", "cfloat", "cdouble"}) {
     rows.emplace_back(name, KTypeOf(*DtypeFromName(name)));
   }
   return rows;
@@ -71,12 +77,8 @@ std::vector<std::string> help_devices() {
 }
 
 std::vector<std::pair<std::string, std::string>> tensor_option_defaults() {
-  return {{"device", "cpu"},
-          {"dtype", default_dtype()},
-          {"layout", "strided"},
-          {"gradient", "nograd"},
-          {"pin", "unpinned"},
-          {"memory", "contiguous"}};
+  return {{"device", "cpu"},      {"dtype", default_dtype()}, {"layout", "strided"},
+          {"gradient", "nograd"}, {"pin", "unpinned"},        {"memory", "contiguous"}};
 }
 
 KindHelp kind_help(Handle h) {
@@ -89,9 +91,9 @@ KindHelp kind_help(Handle h) {
 
 HelpTopic help_topic(const std::string& name) {
   static constexpr std::pair<const char*, HelpTopic> kTopics[] = {
-      {"backward", HelpTopic::kBackward}, {"device", HelpTopic::kDevice},
-      {"dtype", HelpTopic::kDtype},       {"ktype", HelpTopic::kKtype},
-      {"module", HelpTopic::kModule},     {"loss", HelpTopic::kLoss},
+      {"backward", HelpTopic::kBackward},   {"device", HelpTopic::kDevice},
+      {"dtype", HelpTopic::kDtype},         {"ktype", HelpTopic::kKtype},
+      {"module", HelpTopic::kModule},       {"loss", HelpTopic::kLoss},
       {"optimizer", HelpTopic::kOptimizer}, {"tensor", HelpTopic::kTensor}};
   for (const auto& [topic, value] : kTopics) {
     if (name == topic) return value;

@@ -41,7 +41,17 @@ KindHelp kind_help(const std::string& name);
 KindHelp kind_help(Handle h);
 
 // What help`name shows: a topic's table or dictionary, or (kKind) kind_help(name).
-enum class HelpTopic { kBackward, kDevice, kDtype, kKtype, kModule, kLoss, kOptimizer, kTensor, kKind };
+enum class HelpTopic {
+  kBackward,
+  kDevice,
+  kDtype,
+  kKtype,
+  kModule,
+  kLoss,
+  kOptimizer,
+  kTensor,
+  kKind
+};
 HelpTopic help_topic(const std::string& name);
 
 // help`dtype / help`ktype: each dtype with the k type its values convert to, in ktorch's order

@@ -7,15 +7,17 @@
 //     device, dtype, size, elements, bytes, tensorcount, ref, addref, str, and FormatObjects
 //     (api/core/obj_table.h) to print obj rows, and LeakCheck (api/core/leak_check.h): what
 //     was created since a checkpoint and is still alive (kscope::testing runs it per test);
-//   - tensors (api/tensor/tensor.h, api/tensor/tensor_creation.h, api/tensor/info.h), vectors and dictionaries
-//     (api/tensor/container.h), math (api/math/math.h; every function of ktorch's math catalogue by name:
-//     api/math/math_catalogue.h, kscope::math::Run), reshaping (api/tensor/shape.h), autograd
-//     (api/tensor/autograd.h), moving and converting (api/core/move.h: to, copyto), editing storage in
-//     place (api/tensor/storage_edit.h: amend, reset, resize, filldiagonal), complex parts and sparse
-//     tensors (api/tensor/complex_parts.h, api/tensor/sparse.h), random fills (api/tensor/random_fill.h) and images
-//     (api/tensor/image.h: png, makegrid);
+//   - tensors (api/tensor/tensor.h, api/tensor/tensor_creation.h, api/tensor/info.h), vectors and
+//   dictionaries
+//     (api/tensor/container.h), math (api/math/math.h; every function of ktorch's math catalogue by
+//     name: api/math/math_catalogue.h, kscope::math::Run), reshaping (api/tensor/shape.h), autograd
+//     (api/tensor/autograd.h), moving and converting (api/core/move.h: to, copyto), editing storage
+//     in place (api/tensor/storage_edit.h: amend, reset, resize, filldiagonal), complex parts and
+//     sparse tensors (api/tensor/complex_parts.h, api/tensor/sparse.h), random fills
+//     (api/tensor/random_fill.h) and images (api/tensor/image.h: png, makegrid);
 //   - initializing tensors and parameters in place (api/nn/init.h: kscope::init::zeros ... gain);
-//   - functional forms of layers (api/nn/functional.h: relu, softmax, maxpool2d, linear, pdist, ...);
+//   - functional forms of layers (api/nn/functional.h: relu, softmax, maxpool2d, linear, pdist,
+//   ...);
 //   - modules (api/nn/module.h) and optimizers (api/nn/optimizer.h: opt, step, lr, describe_opt;
 //     api/nn/optimizer_state.h: opt_state; api/nn/clip.h: clip, clipv, clip_by_options);
 //   - models (api/model/model.h: model, model_module/model_loss/model_opt, describe_model,
@@ -46,39 +48,39 @@
 #ifndef KSCOPE_KSCOPE_H_
 #define KSCOPE_KSCOPE_H_
 
-#include "api/tensor/autograd.h"
+#include "api/core/leak_check.h"
+#include "api/core/move.h"
+#include "api/core/obj_table.h"
+#include "api/core/operand.h"
+#include "api/core/pointer.h"
 #include "api/data/batch.h"
 #include "api/data/batch_window.h"
-#include "api/model/batchnorm.h"
-#include "api/nn/clip.h"
-#include "api/tensor/complex_parts.h"
-#include "api/tensor/container.h"
+#include "api/data/shuffle.h"
 #include "api/distributed/collectives.h"
 #include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
 #include "api/env/environment.h"
-#include "api/nn/functional.h"
-#include "api/tensor/image.h"
-#include "api/tensor/info.h"
-#include "api/nn/init.h"
-#include "api/nn/loss.h"
 #include "api/math/math.h"
 #include "api/math/math_catalogue.h"
+#include "api/model/batchnorm.h"
 #include "api/model/model.h"
 #include "api/model/model_data.h"
 #include "api/model/model_run.h"
+#include "api/nn/clip.h"
+#include "api/nn/functional.h"
+#include "api/nn/init.h"
+#include "api/nn/loss.h"
 #include "api/nn/module.h"
 #include "api/nn/module_parameters.h"
 #include "api/nn/module_state.h"
-#include "api/core/move.h"
-#include "api/core/leak_check.h"
-#include "api/core/obj_table.h"
-#include "api/core/operand.h"
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_state.h"
-#include "api/core/pointer.h"
+#include "api/tensor/autograd.h"
+#include "api/tensor/complex_parts.h"
+#include "api/tensor/container.h"
+#include "api/tensor/image.h"
+#include "api/tensor/info.h"
 #include "api/tensor/shape.h"
-#include "api/data/shuffle.h"
 #include "api/tensor/sparse.h"
 #include "api/tensor/storage_edit.h"
 #include "api/tensor/tensor.h"

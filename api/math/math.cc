@@ -27,10 +27,10 @@ math::Arg Dim(std::optional<std::int64_t> dim) {
 
 }  // namespace
 
-#define KSCOPE_FROM_CATALOGUE(name, entry, params, ...)      \
-  Result name params {                                       \
-    static const math::Function& f = Entry(entry);           \
-    return math::Run(f, __VA_ARGS__);                        \
+#define KSCOPE_FROM_CATALOGUE(name, entry, params, ...) \
+  Result name params {                                  \
+    static const math::Function& f = Entry(entry);      \
+    return math::Run(f, __VA_ARGS__);                   \
   }
 
 KSCOPE_FROM_CATALOGUE(add, "add", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
@@ -38,7 +38,8 @@ KSCOPE_FROM_CATALOGUE(sub, "sub", (const Operand& a, const Operand& b, Handle ou
 KSCOPE_FROM_CATALOGUE(mul, "mul", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
 KSCOPE_FROM_CATALOGUE(div, "Div", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
 KSCOPE_FROM_CATALOGUE(pow, "pow", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(matmul, "matmul", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
+KSCOPE_FROM_CATALOGUE(matmul, "matmul", (const Operand& a, const Operand& b, Handle out), {a, b},
+                      out)
 KSCOPE_FROM_CATALOGUE(mm, "mm", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
 KSCOPE_FROM_CATALOGUE(neg, "Neg", (const Operand& x, Handle out), {x}, out)
 KSCOPE_FROM_CATALOGUE(abs, "Abs", (const Operand& x, Handle out), {x}, out)

@@ -51,8 +51,8 @@ Result max(const Operand& x, Handle out = Handle());
 Result max(const Operand& x, std::int64_t dim, bool keepdim = false);
 Result min(const Operand& x, Handle out = Handle());
 Result min(const Operand& x, std::int64_t dim, bool keepdim = false);
-Result argmax(const Operand& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false,
-              Handle out = Handle());
+Result argmax(const Operand& x, std::optional<std::int64_t> dim = std::nullopt,
+              bool keepdim = false, Handle out = Handle());
 Result softmax(const Operand& x, std::int64_t dim, Handle out = Handle());
 // The dimension ktorch's softmax and logsoftmax use when given none (its softdim): 0 for an
 // input of 0, 1 or 3 dimensions, else 1.

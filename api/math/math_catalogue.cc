@@ -5,8 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "api/tensor/tensor.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -132,7 +132,8 @@ bool SpreadVectors(const std::vector<Parameter>& params, std::vector<Arg>* args)
 void WriteVector(const char* fn, Handle out, std::vector<at::Tensor> results) {
   const Object current = HandleTable::Global().Get(out);
   if (current.object_class() != ObjectClass::kVector) {
-    Fail("%s: output for several results must be a vector, given %s", fn, ClassName(current.object_class()));
+    Fail("%s: output for several results must be a vector, given %s", fn,
+         ClassName(current.object_class()));
   }
   HandleTable::Global().Replace(out, Object(std::move(results)));
 }
@@ -148,7 +149,9 @@ const Call::Slot& Call::At(std::size_t i, const char* what) const {
   return slots_[i];
 }
 
-const at::Tensor& Call::tensor(std::size_t i) const { return std::get<at::Tensor>(At(i, "tensor")); }
+const at::Tensor& Call::tensor(std::size_t i) const {
+  return std::get<at::Tensor>(At(i, "tensor"));
+}
 
 const std::vector<at::Tensor>& Call::tensors(std::size_t i) const {
   return std::get<std::vector<at::Tensor>>(At(i, "tensors"));
@@ -328,7 +331,8 @@ Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) 
   for (std::size_t j = 0; j < operands.size(); ++j) {
     const std::size_t i = operand_slot[j];
     if (params[i].kind == 'T') {
-      if (!std::holds_alternative<std::vector<at::Tensor>>(slots[i])) slots[i] = std::vector<at::Tensor>{};
+      if (!std::holds_alternative<std::vector<at::Tensor>>(slots[i]))
+        slots[i] = std::vector<at::Tensor>{};
       std::get<std::vector<at::Tensor>>(slots[i]).push_back(resolved.tensors[j]);
     } else {
       slots[i] = resolved.tensors[j];
@@ -345,7 +349,8 @@ Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) 
           using V = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<V, std::vector<std::string>>) {
             slots[i] = TensorOptionsFrom(f.name, v);
-          } else if constexpr (!std::is_same_v<V, Operand> && !std::is_same_v<V, std::vector<Operand>>) {
+          } else if constexpr (!std::is_same_v<V, Operand> &&
+                               !std::is_same_v<V, std::vector<Operand>>) {
             slots[i] = v;
           }
         },
@@ -361,10 +366,11 @@ Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) 
     f.in_place(call);
     return Result();
   }
-  const bool as_handle = f.returns == Returns::kHandle ||
-                         (f.returns == Returns::kLikeInputs && any_handle);
+  const bool as_handle =
+      f.returns == Returns::kHandle || (f.returns == Returns::kLikeInputs && any_handle);
   Output result = f.kernel(call);
-  if (auto* one = std::get_if<at::Tensor>(&result)) return Emit(f.name, std::move(*one), as_handle, out);
+  if (auto* one = std::get_if<at::Tensor>(&result))
+    return Emit(f.name, std::move(*one), as_handle, out);
   auto& several = std::get<std::vector<at::Tensor>>(result);
   if (!out.is_null()) {
     WriteVector(f.name, out, std::move(several));

@@ -41,16 +41,18 @@ namespace kscope::math {
 // An argument as the caller gives it; std::monostate leaves an optional parameter at its
 // default. Tensors (t n) are Operands; T is a list of Operands or one vector handle.
 // Options (o) are given as their symbols, e.g. {"double", "grad"}.
-using Arg = std::variant<std::monostate, Operand, std::vector<Operand>, c10::Scalar, std::int64_t,
-                         std::vector<std::int64_t>, bool, double, std::string, std::vector<std::string>>;
+using Arg =
+    std::variant<std::monostate, Operand, std::vector<Operand>, c10::Scalar, std::int64_t,
+                 std::vector<std::int64_t>, bool, double, std::string, std::vector<std::string>>;
 
 // The resolved arguments a kernel reads, indexed by parameter position. Accessors throw
 // kscope::Error naming the function when an argument is absent without a default. Optional
 // values are AtOptional, as ATen ops take them.
 class Call {
  public:
-  using Slot = std::variant<std::monostate, at::Tensor, std::vector<at::Tensor>, c10::Scalar, std::int64_t,
-                            std::vector<std::int64_t>, bool, double, std::string, at::TensorOptions>;
+  using Slot =
+      std::variant<std::monostate, at::Tensor, std::vector<at::Tensor>, c10::Scalar, std::int64_t,
+                   std::vector<std::int64_t>, bool, double, std::string, at::TensorOptions>;
   Call(const char* fn, std::vector<Slot> slots) : fn_(fn), slots_(std::move(slots)) {}
 
   const char* fn() const { return fn_; }
@@ -121,15 +123,16 @@ const std::vector<Parameter>& Parameters(const Function& f);
 // following tensor parameters are not given spreads its tensors over them: lun(lu(x)).
 Result Run(const Function& f, std::vector<Arg> args, Handle out = Handle(), bool in_place = false);
 // The same by name; kscope::Error "math: unknown function `x" for a name not in the table.
-Result Run(const std::string& name, std::vector<Arg> args, Handle out = Handle(), bool in_place = false);
+Result Run(const std::string& name, std::vector<Arg> args, Handle out = Handle(),
+           bool in_place = false);
 
 // The group tables the catalogue concatenates (one file each: api/math_<group>.cc).
-absl::Span<const Function> PointwiseFunctions();   // D1 D2 D3
-absl::Span<const Function> ComparisonFunctions();  // D4
-absl::Span<const Function> ReductionFunctions();   // D5
+absl::Span<const Function> PointwiseFunctions();      // D1 D2 D3
+absl::Span<const Function> ComparisonFunctions();     // D4
+absl::Span<const Function> ReductionFunctions();      // D5
 absl::Span<const Function> LinearAlgebraFunctions();  // D6
-absl::Span<const Function> SpectralFunctions();    // D7
-absl::Span<const Function> OtherFunctions();       // D9
+absl::Span<const Function> SpectralFunctions();       // D7
+absl::Span<const Function> OtherFunctions();          // D9
 
 }  // namespace kscope::math
 

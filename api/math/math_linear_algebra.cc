@@ -82,7 +82,8 @@ namespace {
 // Several results of one op as the vector the catalogue returns.
 template <typename... T>
 Output Several(std::tuple<T...> results) {
-  return std::apply([](auto&... t) { return Output(std::vector<at::Tensor>{std::move(t)...}); }, results);
+  return std::apply([](auto&... t) { return Output(std::vector<at::Tensor>{std::move(t)...}); },
+                    results);
 }
 
 // The symbol at parameter i, one of `choices`, or none when absent. The view is of a literal,
@@ -107,96 +108,131 @@ AtOptional<c10::string_view> SvdDriver(const Call& c, std::size_t i) {
 c10::string_view Triangle(const Call& c) { return c.flag(1, false) ? "U" : "L"; }
 
 // f x: one tensor, one result.
-#define KSCOPE_MATRIX(name, op) \
-  Function { name, "t", [](const Call& c) -> Output { return at::op(c.tensor(0)); } }
+#define KSCOPE_MATRIX(name, op)                                            \
+  Function {                                                               \
+    name, "t", [](const Call& c) -> Output { return at::op(c.tensor(0)); } \
+  }
 
 // f(x;y): at::op.
-#define KSCOPE_PRODUCT(name, op) \
-  Function { name, "tt", [](const Call& c) -> Output { return at::op(c.tensor(0), c.tensor(1)); } }
+#define KSCOPE_PRODUCT(name, op)                                                         \
+  Function {                                                                             \
+    name, "tt", [](const Call& c) -> Output { return at::op(c.tensor(0), c.tensor(1)); } \
+  }
 // f(x;y;z;beta;alpha): at::op and the in-place method op_.
-#define KSCOPE_ADD_PRODUCT(name, op)                                                                    \
-  Function {                                                                                            \
-    name, "ttt|ss",                                                                                     \
-        [](const Call& c) -> Output {                                                                   \
-          return at::op(c.tensor(0), c.tensor(1), c.tensor(2), c.optional_scalar(3).value_or(1),       \
-                        c.optional_scalar(4).value_or(1));                                              \
-        },                                                                                              \
-        [](const Call& c) {                                                                             \
-          c.tensor(0).op##_(c.tensor(1), c.tensor(2), c.optional_scalar(3).value_or(1),                  \
-                            c.optional_scalar(4).value_or(1));                                          \
-        }                                                                                               \
+#define KSCOPE_ADD_PRODUCT(name, op)                                                             \
+  Function {                                                                                     \
+    name, "ttt|ss",                                                                              \
+        [](const Call& c) -> Output {                                                            \
+          return at::op(c.tensor(0), c.tensor(1), c.tensor(2), c.optional_scalar(3).value_or(1), \
+                        c.optional_scalar(4).value_or(1));                                       \
+        },                                                                                       \
+        [](const Call& c) {                                                                      \
+          c.tensor(0).op##_(c.tensor(1), c.tensor(2), c.optional_scalar(3).value_or(1),          \
+                            c.optional_scalar(4).value_or(1));                                   \
+        }                                                                                        \
   }
 
 const Function kLinearAlgebra[] = {
     KSCOPE_MATRIX("det", linalg_det),
     KSCOPE_MATRIX("logdet", logdet),
-    Function{"slogdet", "t", [](const Call& c) { return Several(at::linalg_slogdet(c.tensor(0))); }},
+    Function{"slogdet", "t",
+             [](const Call& c) { return Several(at::linalg_slogdet(c.tensor(0))); }},
     Function{"mrank", "t|ffb",
              [](const Call& c) -> Output {
-               return at::linalg_matrix_rank(c.tensor(0), c.optional_real(1), c.optional_real(2), c.flag(3, false));
+               return at::linalg_matrix_rank(c.tensor(0), c.optional_real(1), c.optional_real(2),
+                                             c.flag(3, false));
              }},
-    Function{"chol", "t|b", [](const Call& c) -> Output { return at::linalg_cholesky(c.tensor(0), c.flag(1, false)); }},
+    Function{
+        "chol", "t|b",
+        [](const Call& c) -> Output { return at::linalg_cholesky(c.tensor(0), c.flag(1, false)); }},
     Function{"cholx", "t|bb",
              [](const Call& c) {
-               return Several(at::linalg_cholesky_ex(c.tensor(0), c.flag(1, false), c.flag(2, false)));
+               return Several(
+                   at::linalg_cholesky_ex(c.tensor(0), c.flag(1, false), c.flag(2, false)));
              }},
     Function{"eig", "t", [](const Call& c) { return Several(at::linalg_eig(c.tensor(0))); }},
     KSCOPE_MATRIX("eigvals", linalg_eigvals),
-    Function{"eigh", "t|b", [](const Call& c) { return Several(at::linalg_eigh(c.tensor(0), Triangle(c))); }},
-    Function{"eigvalsh", "t|b", [](const Call& c) -> Output { return at::linalg_eigvalsh(c.tensor(0), Triangle(c)); }},
+    Function{"eigh", "t|b",
+             [](const Call& c) { return Several(at::linalg_eigh(c.tensor(0), Triangle(c))); }},
+    Function{"eigvalsh", "t|b",
+             [](const Call& c) -> Output { return at::linalg_eigvalsh(c.tensor(0), Triangle(c)); }},
     Function{"qr", "t|y",
              [](const Call& c) {
                const auto mode = Choice(c, 1, "mode", {"reduced", "complete", "r"});
                return Several(at::linalg_qr(c.tensor(0), mode.value_or("reduced")));
              }},
-    Function{"lu", "t|b", [](const Call& c) { return Several(at::linalg_lu_factor(c.tensor(0), c.flag(1, true))); }},
+    Function{
+        "lu", "t|b",
+        [](const Call& c) { return Several(at::linalg_lu_factor(c.tensor(0), c.flag(1, true))); }},
     Function{"lux", "t|bb",
              [](const Call& c) {
-               return Several(at::linalg_lu_factor_ex(c.tensor(0), c.flag(1, true), c.flag(2, false)));
+               return Several(
+                   at::linalg_lu_factor_ex(c.tensor(0), c.flag(1, true), c.flag(2, false)));
              }},
     Function{"lun", "tt|bb",
              [](const Call& c) {
-               return Several(at::lu_unpack(c.tensor(0), c.tensor(1), c.flag(2, true), c.flag(3, true)));
+               return Several(
+                   at::lu_unpack(c.tensor(0), c.tensor(1), c.flag(2, true), c.flag(3, true)));
              }},
     Function{"svd", "t|by",
-             [](const Call& c) { return Several(at::linalg_svd(c.tensor(0), c.flag(1, true), SvdDriver(c, 2))); }},
-    Function{"svdvals", "t|y",
-             [](const Call& c) -> Output { return at::linalg_svdvals(c.tensor(0), SvdDriver(c, 1)); }},
+             [](const Call& c) {
+               return Several(at::linalg_svd(c.tensor(0), c.flag(1, true), SvdDriver(c, 2)));
+             }},
+    Function{
+        "svdvals", "t|y",
+        [](const Call& c) -> Output { return at::linalg_svdvals(c.tensor(0), SvdDriver(c, 1)); }},
     Function{"solve", "tt|b",
-             [](const Call& c) -> Output { return at::linalg_solve(c.tensor(0), c.tensor(1), c.flag(2, true)); }},
+             [](const Call& c) -> Output {
+               return at::linalg_solve(c.tensor(0), c.tensor(1), c.flag(2, true));
+             }},
     Function{"trisolve", "ttb|bb",
              [](const Call& c) -> Output {
-               return at::linalg_solve_triangular(c.tensor(0), c.tensor(1), c.flag(2, false), c.flag(3, true),
-                                                  c.flag(4, false));
+               return at::linalg_solve_triangular(c.tensor(0), c.tensor(1), c.flag(2, false),
+                                                  c.flag(3, true), c.flag(4, false));
              }},
     Function{"cholsolve", "tt|b",
-             [](const Call& c) -> Output { return at::cholesky_solve(c.tensor(0), c.tensor(1), c.flag(2, false)); }},
+             [](const Call& c) -> Output {
+               return at::cholesky_solve(c.tensor(0), c.tensor(1), c.flag(2, false));
+             }},
     Function{"lstsq", "tt|fy",
              [](const Call& c) {
                const auto method = Choice(c, 3, "method", {"gels", "gelsy", "gelsd", "gelss"});
-               return Several(at::linalg_lstsq(c.tensor(0), c.tensor(1), c.optional_real(2), method));
+               return Several(
+                   at::linalg_lstsq(c.tensor(0), c.tensor(1), c.optional_real(2), method));
              }},
     Function{"lusolve", "ttt",
-             [](const Call& c) -> Output { return at::linalg_lu_solve(c.tensor(1), c.tensor(2), c.tensor(0)); }},
+             [](const Call& c) -> Output {
+               return at::linalg_lu_solve(c.tensor(1), c.tensor(2), c.tensor(0));
+             }},
     KSCOPE_MATRIX("inverse", linalg_inv),
     Function{"pinverse", "t|ffb",
              [](const Call& c) -> Output {
-               return at::linalg_pinv(c.tensor(0), c.optional_real(1), c.optional_real(2), c.flag(3, false));
+               return at::linalg_pinv(c.tensor(0), c.optional_real(1), c.optional_real(2),
+                                      c.flag(3, false));
              }},
     Function{"cholinverse", "t|b",
-             [](const Call& c) -> Output { return at::cholesky_inverse(c.tensor(0), c.flag(1, false)); }},
-    Function{"power", "tl", [](const Call& c) -> Output { return at::linalg_matrix_power(c.tensor(0), c.integer(1)); }},
+             [](const Call& c) -> Output {
+               return at::cholesky_inverse(c.tensor(0), c.flag(1, false));
+             }},
+    Function{
+        "power", "tl",
+        [](const Call& c) -> Output { return at::linalg_matrix_power(c.tensor(0), c.integer(1)); }},
     // Products.
     KSCOPE_PRODUCT("bmm", bmm),
     Function{"Cross", "tt|l",
-             [](const Call& c) -> Output { return at::linalg_cross(c.tensor(0), c.tensor(1), c.integer(2, -1)); }},
+             [](const Call& c) -> Output {
+               return at::linalg_cross(c.tensor(0), c.tensor(1), c.integer(2, -1));
+             }},
     KSCOPE_PRODUCT("dot", dot),
     KSCOPE_PRODUCT("householder", linalg_householder_product),
     KSCOPE_PRODUCT("matmul", matmul),
     KSCOPE_PRODUCT("mm", mm),
-    Function{"mmt", "tt", [](const Call& c) -> Output { return at::mm(c.tensor(0), c.tensor(1).t()); }},
-    Function{"mtm", "tt", [](const Call& c) -> Output { return at::mm(c.tensor(0).t(), c.tensor(1)); }},
-    Function{"multidot", "T", [](const Call& c) -> Output { return at::linalg_multi_dot(c.tensors(0)); }},
+    Function{"mmt", "tt",
+             [](const Call& c) -> Output { return at::mm(c.tensor(0), c.tensor(1).t()); }},
+    Function{"mtm", "tt",
+             [](const Call& c) -> Output { return at::mm(c.tensor(0).t(), c.tensor(1)); }},
+    Function{"multidot", "T",
+             [](const Call& c) -> Output { return at::linalg_multi_dot(c.tensors(0)); }},
     KSCOPE_PRODUCT("mv", mv),
     KSCOPE_PRODUCT("outer", outer),
     KSCOPE_ADD_PRODUCT("addbmm", addbmm),

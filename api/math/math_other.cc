@@ -49,31 +49,36 @@ at::Tensor Tensordot(const Call& c) {
 }
 
 // f(x;dim;dtype): a new tensor, or in place; dim defaults to the last (as in ktorch).
-#define KSCOPE_CUMULATIVE(name, op)                                                                \
-  Function {                                                                                       \
-    name, "t|ld", [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1, -1), c.dtype(2)); }, \
-        [](const Call& c) { c.tensor(0).op##_(c.integer(1, -1), c.dtype(2)); }                     \
+#define KSCOPE_CUMULATIVE(name, op)                                                           \
+  Function {                                                                                  \
+    name, "t|ld",                                                                             \
+        [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1, -1), c.dtype(2)); }, \
+        [](const Call& c) { c.tensor(0).op##_(c.integer(1, -1), c.dtype(2)); }                \
   }
 // f(x;offset): a new tensor, or in place.
-#define KSCOPE_TRIANGLE(name, op)                                                                  \
-  Function {                                                                                       \
-    name, "t|l", [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1, 0)); },          \
-        [](const Call& c) { c.tensor(0).op##_(c.integer(1, 0)); }                                  \
+#define KSCOPE_TRIANGLE(name, op)                                                         \
+  Function {                                                                              \
+    name, "t|l", [](const Call& c) -> Output { return c.tensor(0).op(c.integer(1, 0)); }, \
+        [](const Call& c) { c.tensor(0).op##_(c.integer(1, 0)); }                         \
   }
 
 const Function kOther[] = {
-    Function{"bincount", "t|tl", [](const Call& c) -> Output { return Bincount(c); }, nullptr, false},
-    KSCOPE_CUMULATIVE("cumprod", cumprod), KSCOPE_CUMULATIVE("cumsum", cumsum),
-    Function{"diag", "t|l", [](const Call& c) -> Output { return c.tensor(0).diag(c.integer(1, 0)); }},
-    Function{"diagflat", "t|l", [](const Call& c) -> Output { return c.tensor(0).diagflat(c.integer(1, 0)); },
-             nullptr, false},
+    Function{"bincount", "t|tl", [](const Call& c) -> Output { return Bincount(c); }, nullptr,
+             false},
+    KSCOPE_CUMULATIVE("cumprod", cumprod),
+    KSCOPE_CUMULATIVE("cumsum", cumsum),
+    Function{"diag", "t|l",
+             [](const Call& c) -> Output { return c.tensor(0).diag(c.integer(1, 0)); }},
+    Function{"diagflat", "t|l",
+             [](const Call& c) -> Output { return c.tensor(0).diagflat(c.integer(1, 0)); }, nullptr,
+             false},
     Function{"diagonal", "t|lll",
              [](const Call& c) -> Output {
                return c.tensor(0).diagonal(c.integer(1, 0), c.integer(2, 0), c.integer(3, 1));
              },
              nullptr, false},
-    Function{"Flip", "tL", [](const Call& c) -> Output { return c.tensor(0).flip(c.integers(1)); }, nullptr,
-             false},
+    Function{"Flip", "tL", [](const Call& c) -> Output { return c.tensor(0).flip(c.integers(1)); },
+             nullptr, false},
     Function{"histc", "t|lss",
              [](const Call& c) -> Output {
                return c.tensor(0).histc(c.integer(1, 100), c.optional_scalar(2).value_or(0),
@@ -83,13 +88,18 @@ const Function kOther[] = {
              [](const Call& c) -> Output {
                return c.tensor(0).renorm(c.scalar(1), c.integer(2), c.scalar(3));
              },
-             [](const Call& c) { c.tensor(0).renorm_(c.scalar(1), c.integer(2), c.scalar(3)); }, false},
-    Function{"roll", "tL|L",
-             [](const Call& c) -> Output { return c.tensor(0).roll(c.integers(1), c.integers(2, {})); },
-             nullptr, false},
-    Function{"tensordot", "tt|LL", [](const Call& c) -> Output { return Tensordot(c); }, nullptr, false},
-    Function{"trace", "t", [](const Call& c) -> Output { return c.tensor(0).trace(); }, nullptr, false},
-    KSCOPE_TRIANGLE("tril", tril), KSCOPE_TRIANGLE("triu", triu),
+             [](const Call& c) { c.tensor(0).renorm_(c.scalar(1), c.integer(2), c.scalar(3)); },
+             false},
+    Function{
+        "roll", "tL|L",
+        [](const Call& c) -> Output { return c.tensor(0).roll(c.integers(1), c.integers(2, {})); },
+        nullptr, false},
+    Function{"tensordot", "tt|LL", [](const Call& c) -> Output { return Tensordot(c); }, nullptr,
+             false},
+    Function{"trace", "t", [](const Call& c) -> Output { return c.tensor(0).trace(); }, nullptr,
+             false},
+    KSCOPE_TRIANGLE("tril", tril),
+    KSCOPE_TRIANGLE("triu", triu),
 };
 
 #undef KSCOPE_CUMULATIVE

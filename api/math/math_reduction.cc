@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include <ATen/ops/_unique2.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/dist.h>
 #include <ATen/ops/linalg_matrix_norm.h>
@@ -19,7 +20,6 @@
 #include <ATen/ops/std_mean.h>
 #include <ATen/ops/unique_consecutive.h>
 #include <ATen/ops/unique_dim.h>
-#include <ATen/ops/_unique2.h>
 #include <ATen/ops/var_mean.h>
 
 #include "api/math/math_catalogue.h"
@@ -50,63 +50,66 @@ std::vector<at::Tensor> Both(std::tuple<at::Tensor, at::Tensor> t) {
 bool Whole(const Call& c, std::size_t keepdim) { return !c.has(1) && !c.flag(keepdim, false); }
 
 // f(x[;dims][;keepdim][;dtype]): Sum mean.
-#define KSCOPE_OVER_DIMS(name, op)                                                      \
-  Function {                                                                            \
-    name, "t|Lbd", [](const Call& c) -> Output {                                        \
-      if (Whole(c, 2)) return c.tensor(0).op(c.dtype(3));                               \
-      return c.tensor(0).op(Dims(c, 1), c.flag(2, false), c.dtype(3));                  \
-    }                                                                                   \
+#define KSCOPE_OVER_DIMS(name, op)                                     \
+  Function {                                                           \
+    name, "t|Lbd", [](const Call& c) -> Output {                       \
+      if (Whole(c, 2)) return c.tensor(0).op(c.dtype(3));              \
+      return c.tensor(0).op(Dims(c, 1), c.flag(2, false), c.dtype(3)); \
+    }                                                                  \
   }
 // f(x[;dims][;keepdim][;dtype]): nansum nanmean, which have no whole-tensor overload.
-#define KSCOPE_NAN_OVER_DIMS(name, op)                                                  \
-  Function {                                                                            \
-    name, "t|Lbd", [](const Call& c) -> Output {                                        \
-      return c.tensor(0).op(Dims(c, 1), c.flag(2, false), c.dtype(3));                  \
-    }                                                                                   \
+#define KSCOPE_NAN_OVER_DIMS(name, op)                                 \
+  Function {                                                           \
+    name, "t|Lbd", [](const Call& c) -> Output {                       \
+      return c.tensor(0).op(Dims(c, 1), c.flag(2, false), c.dtype(3)); \
+    }                                                                  \
   }
 // f(x[;dims][;unbiased][;keepdim]): std variance.
-#define KSCOPE_SPREAD(name, op)                                                         \
-  Function {                                                                            \
-    name, "t|Lbb", [](const Call& c) -> Output {                                        \
-      if (Whole(c, 3)) return c.tensor(0).op(c.flag(2, true));                          \
-      return c.tensor(0).op(Dims(c, 1), c.flag(2, true), c.flag(3, false));             \
-    }                                                                                   \
+#define KSCOPE_SPREAD(name, op)                                             \
+  Function {                                                                \
+    name, "t|Lbb", [](const Call& c) -> Output {                            \
+      if (Whole(c, 3)) return c.tensor(0).op(c.flag(2, true));              \
+      return c.tensor(0).op(Dims(c, 1), c.flag(2, true), c.flag(3, false)); \
+    }                                                                       \
   }
 // meanstd meanvar: (mean;spread), as libtorch's op gives (spread;mean).
-#define KSCOPE_MEAN_SPREAD(name, op)                                                              \
-  Function {                                                                                      \
-    name, "t|Lbb", [](const Call& c) -> Output {                                                  \
-      auto [spread, mean] = Whole(c, 3) ? at::op(c.tensor(0), c.flag(2, true))                    \
-                                        : at::op(c.tensor(0), Dims(c, 1), c.flag(2, true), c.flag(3, false)); \
-      return std::vector<at::Tensor>{mean, spread};                                               \
-    }                                                                                             \
+#define KSCOPE_MEAN_SPREAD(name, op)                                                        \
+  Function {                                                                                \
+    name, "t|Lbb", [](const Call& c) -> Output {                                            \
+      auto [spread, mean] =                                                                 \
+          Whole(c, 3) ? at::op(c.tensor(0), c.flag(2, true))                                \
+                      : at::op(c.tensor(0), Dims(c, 1), c.flag(2, true), c.flag(3, false)); \
+      return std::vector<at::Tensor>{mean, spread};                                         \
+    }                                                                                       \
   }
 // f(x[;dim][;keepdim]): the extreme element, or (values;indices) along dim.
-#define KSCOPE_EXTREME(name, op)                                                                   \
-  Function {                                                                                       \
-    name, "t|lb", [](const Call& c) -> Output {                                                    \
-      if (!c.has(1)) return c.tensor(0).op();                                                      \
-      return Both(c.tensor(0).op(c.integer(1), c.flag(2, false)));                                 \
-    }                                                                                              \
+#define KSCOPE_EXTREME(name, op)                                   \
+  Function {                                                       \
+    name, "t|lb", [](const Call& c) -> Output {                    \
+      if (!c.has(1)) return c.tensor(0).op();                      \
+      return Both(c.tensor(0).op(c.integer(1), c.flag(2, false))); \
+    }                                                              \
   }
 // Any All: over every element, or along dim.
-#define KSCOPE_LOGICAL(name, op)                                                                   \
-  Function {                                                                                       \
-    name, "t|lb", [](const Call& c) -> Output {                                                    \
-      return c.has(1) ? c.tensor(0).op(c.integer(1), c.flag(2, false)) : c.tensor(0).op();         \
-    }                                                                                              \
+#define KSCOPE_LOGICAL(name, op)                                                           \
+  Function {                                                                               \
+    name, "t|lb", [](const Call& c) -> Output {                                            \
+      return c.has(1) ? c.tensor(0).op(c.integer(1), c.flag(2, false)) : c.tensor(0).op(); \
+    }                                                                                      \
   }
 // amax amin: dims none for every dim.
-#define KSCOPE_BOUND(name, op)                                                                     \
-  Function {                                                                                       \
-    name, "t|Lb",                                                                                  \
-        [](const Call& c) -> Output { return c.tensor(0).op(c.integers(1, {}), c.flag(2, false)); } \
+#define KSCOPE_BOUND(name, op)                                    \
+  Function {                                                      \
+    name, "t|Lb", [](const Call& c) -> Output {                   \
+      return c.tensor(0).op(c.integers(1, {}), c.flag(2, false)); \
+    }                                                             \
   }
 // argmax argmin: the flat index, or indices along dim.
-#define KSCOPE_INDEX(name, op)                                                                     \
-  Function {                                                                                       \
-    name, "t|lb",                                                                                  \
-        [](const Call& c) -> Output { return c.tensor(0).op(c.optional_integer(1), c.flag(2, false)); } \
+#define KSCOPE_INDEX(name, op)                                        \
+  Function {                                                          \
+    name, "t|lb", [](const Call& c) -> Output {                       \
+      return c.tensor(0).op(c.optional_integer(1), c.flag(2, false)); \
+    }                                                                 \
   }
 
 // unique's and uniquec's values, then the inverse indices and counts asked for.
@@ -122,14 +125,16 @@ Output Unique(std::tuple<at::Tensor, at::Tensor, at::Tensor> r, bool inverse, bo
 Output UniqueValues(const Call& c) {
   const bool sorted = c.flag(2, true), inverse = c.flag(3, false), counts = c.flag(4, false);
   const at::Tensor& x = c.tensor(0);
-  if (c.has(1)) return Unique(at::unique_dim(x, c.integer(1), sorted, inverse, counts), inverse, counts);
+  if (c.has(1))
+    return Unique(at::unique_dim(x, c.integer(1), sorted, inverse, counts), inverse, counts);
   return Unique(at::_unique2(x, sorted, inverse, counts), inverse, counts);
 }
 
 // uniquec(x[;dim][;indices][;counts]): values unique among their neighbours.
 Output UniqueConsecutive(const Call& c) {
   const bool inverse = c.flag(2, false), counts = c.flag(3, false);
-  return Unique(at::unique_consecutive(c.tensor(0), inverse, counts, c.optional_integer(1)), inverse, counts);
+  return Unique(at::unique_consecutive(c.tensor(0), inverse, counts, c.optional_integer(1)),
+                inverse, counts);
 }
 
 // mnorm(x[;ord][;dims][;keepdim][;dtype]): ord a number, or `fro (the default) or `nuc.
@@ -141,31 +146,43 @@ Output MatrixNorm(const Call& c) {
     return at::linalg_matrix_norm(c.tensor(0), c.scalar(1), dims, keepdim, c.dtype(5));
   }
   const std::string ord = c.symbol(2, "fro");
-  if (ord != "fro" && ord != "nuc") Fail("%s: ord expected a number, `fro or `nuc, given `%s", c.fn(), ord);
+  if (ord != "fro" && ord != "nuc")
+    Fail("%s: ord expected a number, `fro or `nuc, given `%s", c.fn(), ord);
   return at::linalg_matrix_norm(c.tensor(0), c10::string_view(ord), dims, keepdim, c.dtype(5));
 }
 
 const Function kReduction[] = {
-    KSCOPE_LOGICAL("Any", any), KSCOPE_LOGICAL("All", all),
-    KSCOPE_BOUND("amax", amax), KSCOPE_BOUND("amin", amin),
+    KSCOPE_LOGICAL("Any", any),
+    KSCOPE_LOGICAL("All", all),
+    KSCOPE_BOUND("amax", amax),
+    KSCOPE_BOUND("amin", amin),
     Function{"aminmax", "t|lb",
              [](const Call& c) -> Output {
                return Both(at::aminmax(c.tensor(0), c.optional_integer(1), c.flag(2, false)));
              }},
-    KSCOPE_INDEX("argmax", argmax), KSCOPE_INDEX("argmin", argmin),
-    KSCOPE_EXTREME("Max", max), KSCOPE_EXTREME("Min", min),
-    KSCOPE_OVER_DIMS("mean", mean), KSCOPE_NAN_OVER_DIMS("nanmean", nanmean),
-    KSCOPE_EXTREME("median", median), KSCOPE_EXTREME("nanmedian", nanmedian),
+    KSCOPE_INDEX("argmax", argmax),
+    KSCOPE_INDEX("argmin", argmin),
+    KSCOPE_EXTREME("Max", max),
+    KSCOPE_EXTREME("Min", min),
+    KSCOPE_OVER_DIMS("mean", mean),
+    KSCOPE_NAN_OVER_DIMS("nanmean", nanmean),
+    KSCOPE_EXTREME("median", median),
+    KSCOPE_EXTREME("nanmedian", nanmedian),
     Function{"mode", "t|lb",
-             [](const Call& c) -> Output { return Both(c.tensor(0).mode(c.integer(1, -1), c.flag(2, false))); }},
-    KSCOPE_SPREAD("std", std), KSCOPE_SPREAD("variance", var),
-    KSCOPE_MEAN_SPREAD("meanstd", std_mean), KSCOPE_MEAN_SPREAD("meanvar", var_mean),
+             [](const Call& c) -> Output {
+               return Both(c.tensor(0).mode(c.integer(1, -1), c.flag(2, false)));
+             }},
+    KSCOPE_SPREAD("std", std),
+    KSCOPE_SPREAD("variance", var),
+    KSCOPE_MEAN_SPREAD("meanstd", std_mean),
+    KSCOPE_MEAN_SPREAD("meanvar", var_mean),
     Function{"prod", "t|lbd",
              [](const Call& c) -> Output {
                if (!c.has(1)) return c.tensor(0).prod(c.dtype(3));
                return c.tensor(0).prod(c.integer(1), c.flag(2, false), c.dtype(3));
              }},
-    KSCOPE_OVER_DIMS("Sum", sum), KSCOPE_NAN_OVER_DIMS("nansum", nansum),
+    KSCOPE_OVER_DIMS("Sum", sum),
+    KSCOPE_NAN_OVER_DIMS("nansum", nansum),
     Function{"unique", "t|lbbb", UniqueValues, nullptr, /*writes_output=*/false},
     Function{"uniquec", "t|lbb", UniqueConsecutive, nullptr, /*writes_output=*/false},
     Function{"dist", "tt|s",
@@ -179,20 +196,21 @@ const Function kReduction[] = {
     // fnorm(x[;dims][;keepdim][;dtype]): the Frobenius norm, the 2-norm of the elements.
     Function{"fnorm", "t|Lbd",
              [](const Call& c) -> Output {
-               return at::linalg_vector_norm(c.tensor(0), 2, Dims(c, 1), c.flag(2, false), c.dtype(3));
+               return at::linalg_vector_norm(c.tensor(0), 2, Dims(c, 1), c.flag(2, false),
+                                             c.dtype(3));
              }},
     // nnorm(x[;dims][;keepdim]): the nuclear norm of the matrices in dims (the last two).
     Function{"nnorm", "t|Lb",
              [](const Call& c) -> Output {
-               return at::linalg_matrix_norm(c.tensor(0), c10::string_view("nuc"), c.integers(1, {-2, -1}),
-                                             c.flag(2, false));
+               return at::linalg_matrix_norm(c.tensor(0), c10::string_view("nuc"),
+                                             c.integers(1, {-2, -1}), c.flag(2, false));
              }},
     Function{"mnorm", "t|syLbd", MatrixNorm},
     // vnorm(x[;ord][;dims][;keepdim][;dtype]): ord 2 by default.
     Function{"vnorm", "t|sLbd",
              [](const Call& c) -> Output {
-               return at::linalg_vector_norm(c.tensor(0), c.optional_scalar(1).value_or(2), Dims(c, 2),
-                                             c.flag(3, false), c.dtype(4));
+               return at::linalg_vector_norm(c.tensor(0), c.optional_scalar(1).value_or(2),
+                                             Dims(c, 2), c.flag(3, false), c.dtype(4));
              }},
 };
 

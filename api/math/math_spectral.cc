@@ -75,56 +75,58 @@ at::Tensor WithGrad(at::Tensor t, const at::TensorOptions& o) {
 }
 
 // f(x;size;dim;norm), one dimension.
-#define KSCOPE_FFT(name, op)                                                                  \
-  Function {                                                                                  \
-    name, "t|lly", [](const Call& c) -> Output {                                              \
-      return at::op(c.tensor(0), c.optional_integer(1), c.integer(2, -1), Norm(c));           \
-    }                                                                                         \
+#define KSCOPE_FFT(name, op)                                                        \
+  Function {                                                                        \
+    name, "t|lly", [](const Call& c) -> Output {                                    \
+      return at::op(c.tensor(0), c.optional_integer(1), c.integer(2, -1), Norm(c)); \
+    }                                                                               \
   }
 // f(x;sizes;dims;norm), two dimensions (dims default -2 -1).
-#define KSCOPE_FFT2(name, op)                                                                 \
-  Function {                                                                                  \
-    name, "t|LLy", [](const Call& c) -> Output {                                              \
-      return at::op(c.tensor(0), Optional(Longs(c, 1)), c.integers(2, {-2, -1}), Norm(c));     \
-    }                                                                                         \
+#define KSCOPE_FFT2(name, op)                                                              \
+  Function {                                                                               \
+    name, "t|LLy", [](const Call& c) -> Output {                                           \
+      return at::op(c.tensor(0), Optional(Longs(c, 1)), c.integers(2, {-2, -1}), Norm(c)); \
+    }                                                                                      \
   }
 // f(x;sizes;dims;norm), n dimensions (dims default all, or the last as many as sizes).
-#define KSCOPE_FFTN(name, op)                                                                 \
-  Function {                                                                                  \
-    name, "t|LLy", [](const Call& c) -> Output {                                              \
-      return at::op(c.tensor(0), Optional(Longs(c, 1)), Optional(Longs(c, 2)), Norm(c));      \
-    }                                                                                         \
+#define KSCOPE_FFTN(name, op)                                                            \
+  Function {                                                                             \
+    name, "t|LLy", [](const Call& c) -> Output {                                         \
+      return at::op(c.tensor(0), Optional(Longs(c, 1)), Optional(Longs(c, 2)), Norm(c)); \
+    }                                                                                    \
   }
 // f(n;scale;options).
-#define KSCOPE_FREQUENCIES(name, op)                                                          \
-  Function {                                                                                  \
-    name, "l|fo",                                                                             \
-        [](const Call& c) -> Output {                                                         \
-          const at::TensorOptions o = c.options(2);                                           \
-          return WithGrad(at::op(c.integer(0), c.real(1, 1.0), Factory(o)), o);               \
-        },                                                                                    \
-        nullptr, true, Returns::kHandle                                                       \
+#define KSCOPE_FREQUENCIES(name, op)                                            \
+  Function {                                                                    \
+    name, "l|fo",                                                               \
+        [](const Call& c) -> Output {                                           \
+          const at::TensorOptions o = c.options(2);                             \
+          return WithGrad(at::op(c.integer(0), c.real(1, 1.0), Factory(o)), o); \
+        },                                                                      \
+        nullptr, true, Returns::kHandle                                         \
   }
 // f(x;dims).
-#define KSCOPE_SHIFT(name, op)                                                                \
-  Function {                                                                                  \
-    name, "t|L", [](const Call& c) -> Output { return at::op(c.tensor(0), Optional(Longs(c, 1))); }, \
-        nullptr, false                                                                        \
+#define KSCOPE_SHIFT(name, op)                                                              \
+  Function {                                                                                \
+    name, "t|L",                                                                            \
+        [](const Call& c) -> Output { return at::op(c.tensor(0), Optional(Longs(c, 1))); }, \
+        nullptr, false                                                                      \
   }
 // f(n;periodic;options).
-#define KSCOPE_WINDOW(name, op)                                                               \
-  Function {                                                                                  \
-    name, "l|bo",                                                                             \
-        [](const Call& c) -> Output {                                                         \
-          const at::TensorOptions o = c.options(2);                                           \
-          return WithGrad(at::op(c.integer(0), c.flag(1, true), Factory(o)), o);              \
-        },                                                                                    \
-        nullptr, false, Returns::kHandle                                                      \
+#define KSCOPE_WINDOW(name, op)                                                  \
+  Function {                                                                     \
+    name, "l|bo",                                                                \
+        [](const Call& c) -> Output {                                            \
+          const at::TensorOptions o = c.options(2);                              \
+          return WithGrad(at::op(c.integer(0), c.flag(1, true), Factory(o)), o); \
+        },                                                                       \
+        nullptr, false, Returns::kHandle                                         \
   }
 
 at::Tensor Hamming(const Call& c) {
   const at::TensorOptions o = c.options(4);
-  return WithGrad(at::hamming_window(c.integer(0), c.flag(1, true), c.real(2, 0.54), c.real(3, 0.46), Factory(o)),
+  return WithGrad(at::hamming_window(c.integer(0), c.flag(1, true), c.real(2, 0.54),
+                                     c.real(3, 0.46), Factory(o)),
                   o);
 }
 
@@ -134,18 +136,33 @@ at::Tensor Kaiser(const Call& c) {
 }
 
 const Function kSpectral[] = {
-    KSCOPE_FFT("fft", fft_fft), KSCOPE_FFT("ifft", fft_ifft), KSCOPE_FFT("rfft", fft_rfft),
-    KSCOPE_FFT("irfft", fft_irfft), KSCOPE_FFT("hfft", fft_hfft), KSCOPE_FFT("ihfft", fft_ihfft),
-    KSCOPE_FFT2("fft2", fft_fft2), KSCOPE_FFT2("ifft2", fft_ifft2), KSCOPE_FFT2("rfft2", fft_rfft2),
-    KSCOPE_FFT2("irfft2", fft_irfft2), KSCOPE_FFT2("hfft2", fft_hfft2), KSCOPE_FFT2("ihfft2", fft_ihfft2),
-    KSCOPE_FFTN("fftn", fft_fftn), KSCOPE_FFTN("ifftn", fft_ifftn), KSCOPE_FFTN("rfftn", fft_rfftn),
-    KSCOPE_FFTN("irfftn", fft_irfftn), KSCOPE_FFTN("hfftn", fft_hfftn), KSCOPE_FFTN("ihfftn", fft_ihfftn),
-    KSCOPE_FREQUENCIES("fftfreq", fft_fftfreq), KSCOPE_FREQUENCIES("rfftfreq", fft_rfftfreq),
-    KSCOPE_SHIFT("fftshift", fft_fftshift), KSCOPE_SHIFT("ifftshift", fft_ifftshift),
-    KSCOPE_WINDOW("bartlett", bartlett_window), KSCOPE_WINDOW("blackman", blackman_window),
+    KSCOPE_FFT("fft", fft_fft),
+    KSCOPE_FFT("ifft", fft_ifft),
+    KSCOPE_FFT("rfft", fft_rfft),
+    KSCOPE_FFT("irfft", fft_irfft),
+    KSCOPE_FFT("hfft", fft_hfft),
+    KSCOPE_FFT("ihfft", fft_ihfft),
+    KSCOPE_FFT2("fft2", fft_fft2),
+    KSCOPE_FFT2("ifft2", fft_ifft2),
+    KSCOPE_FFT2("rfft2", fft_rfft2),
+    KSCOPE_FFT2("irfft2", fft_irfft2),
+    KSCOPE_FFT2("hfft2", fft_hfft2),
+    KSCOPE_FFT2("ihfft2", fft_ihfft2),
+    KSCOPE_FFTN("fftn", fft_fftn),
+    KSCOPE_FFTN("ifftn", fft_ifftn),
+    KSCOPE_FFTN("rfftn", fft_rfftn),
+    KSCOPE_FFTN("irfftn", fft_irfftn),
+    KSCOPE_FFTN("hfftn", fft_hfftn),
+    KSCOPE_FFTN("ihfftn", fft_ihfftn),
+    KSCOPE_FREQUENCIES("fftfreq", fft_fftfreq),
+    KSCOPE_FREQUENCIES("rfftfreq", fft_rfftfreq),
+    KSCOPE_SHIFT("fftshift", fft_fftshift),
+    KSCOPE_SHIFT("ifftshift", fft_ifftshift),
+    KSCOPE_WINDOW("bartlett", bartlett_window),
+    KSCOPE_WINDOW("blackman", blackman_window),
     KSCOPE_WINDOW("hann", hann_window),
-    Function{"hamming", "l|bffo", [](const Call& c) -> Output { return Hamming(c); }, nullptr, false,
-             Returns::kHandle},
+    Function{"hamming", "l|bffo", [](const Call& c) -> Output { return Hamming(c); }, nullptr,
+             false, Returns::kHandle},
     Function{"kaiser", "l|bfo", [](const Call& c) -> Output { return Kaiser(c); }, nullptr, false,
              Returns::kHandle},
 };

@@ -6,9 +6,9 @@
 #include <torch/nn/modules/batchnorm.h>
 
 #include "api/model/model_data.h"
+#include "api/model/model_object.h"
 #include "api/model/model_run.h"
 #include "api/nn/module.h"
-#include "api/model/model_object.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -31,7 +31,8 @@ bool AddIf(const std::string& name, torch::nn::Module& m, std::vector<Layer>* la
   auto* norm = dynamic_cast<Impl*>(&m);
   if (norm == nullptr) return false;
   if (norm->options.track_running_stats()) {
-    layers->push_back(Layer{name, &norm->options, norm->running_mean, norm->running_var, norm->num_batches_tracked});
+    layers->push_back(Layer{name, &norm->options, norm->running_mean, norm->running_var,
+                            norm->num_batches_tracked});
   }
   return true;
 }
@@ -40,7 +41,8 @@ std::vector<Layer> LayersOf(torch::nn::Module& q) {
   std::vector<Layer> layers;
   for (const auto& item : q.named_modules()) {
     torch::nn::Module& m = *item.value();
-    AddIf<torch::nn::BatchNorm1dImpl>(item.key(), m, &layers) || AddIf<torch::nn::BatchNorm2dImpl>(item.key(), m, &layers) ||
+    AddIf<torch::nn::BatchNorm1dImpl>(item.key(), m, &layers) ||
+        AddIf<torch::nn::BatchNorm2dImpl>(item.key(), m, &layers) ||
         AddIf<torch::nn::BatchNorm3dImpl>(item.key(), m, &layers);
   }
   return layers;
@@ -49,7 +51,8 @@ std::vector<Layer> LayersOf(torch::nn::Module& q) {
 // Copies of the layers' statistics, to put back if the pass over the data fails.
 std::vector<Layer> Snapshot(const std::vector<Layer>& layers) {
   std::vector<Layer> copies;
-  for (const Layer& l : layers) copies.push_back(Layer{l.name, l.options, l.mean.clone(), l.var.clone(), l.count.clone()});
+  for (const Layer& l : layers)
+    copies.push_back(Layer{l.name, l.options, l.mean.clone(), l.var.clone(), l.count.clone()});
   return copies;
 }
 
@@ -122,8 +125,10 @@ void batchnorm(Handle q, const Momenta& momenta) {
   const std::vector<Layer> all = LayersOf(module->module());
   std::vector<Layer> named;
   for (const auto& item : momenta) {
-    auto it = std::find_if(all.begin(), all.end(), [&](const Layer& l) { return l.name == item.first; });
-    if (it == all.end()) Fail("batchnorm: no batchnorm layer `%s in %s module", item.first, module->spec().kind->name);
+    auto it =
+        std::find_if(all.begin(), all.end(), [&](const Layer& l) { return l.name == item.first; });
+    if (it == all.end())
+      Fail("batchnorm: no batchnorm layer `%s in %s module", item.first, module->spec().kind->name);
     named.push_back(*it);
   }
   SetMomenta(named, momenta);

@@ -3,8 +3,8 @@
 #include <memory>
 #include <utility>
 
-#include "api/model/model_object.h"
 #include "api/core/pointer.h"
+#include "api/model/model_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "scope/scope.h"
@@ -36,9 +36,13 @@ Parts PartsOf(absl::Span<const Handle> handles, std::size_t first) {
     const Handle h = handles[i];
     const std::size_t arg = first + i;
     switch (const ObjectClass c = class_(h)) {
-      case ObjectClass::kModule: Put(&parts.module, nn::ModuleOf("model", h, c), arg, "module"); break;
+      case ObjectClass::kModule:
+        Put(&parts.module, nn::ModuleOf("model", h, c), arg, "module");
+        break;
       case ObjectClass::kLoss: Put(&parts.loss, nn::ModuleOf("model", h, c), arg, "loss"); break;
-      case ObjectClass::kOptimizer: Put(&parts.optimizer, nn::OptimizerOf("model", h), arg, "optimizer"); break;
+      case ObjectClass::kOptimizer:
+        Put(&parts.optimizer, nn::OptimizerOf("model", h), arg, "optimizer");
+        break;
       default: Fail("model: arg[%d] unrecognized: %s", arg, ClassName(c));
     }
   }
@@ -54,7 +58,9 @@ nn::ModelOptions& OptionsAt(Handle m, nn::DataMode mode) {
   return train ? model.train : model.test;
 }
 
-Handle Part(const char* fn, std::shared_ptr<CompositeObject> part) { return Own(Object(std::move(part)), fn); }
+Handle Part(const char* fn, std::shared_ptr<CompositeObject> part) {
+  return Own(Object(std::move(part)), fn);
+}
 
 }  // namespace
 
@@ -67,15 +73,17 @@ Handle model(absl::Span<const Handle> parts) {
   m->module = std::move(p.module);
   m->loss = std::move(p.loss);
   m->optimizer = std::move(p.optimizer);
-  return OwnConsuming(parts, Object(std::shared_ptr<CompositeObject>(std::make_shared<ModelObject>(std::move(m)))),
-                      "model");
+  return OwnConsuming(
+      parts, Object(std::shared_ptr<CompositeObject>(std::make_shared<ModelObject>(std::move(m)))),
+      "model");
 }
 
 void model(Handle m, absl::Span<const Handle> parts) {
   Model& target = ModelAt("model", m);
   Parts p = PartsOf(parts, 1);
   // Checked: consume the handles, then swap the parts in (neither fails on checked input).
-  std::vector<Object> released = HandleTable::Global().ReleaseAll(parts, [](std::size_t) { Fail(kStalePointer); });
+  std::vector<Object> released =
+      HandleTable::Global().ReleaseAll(parts, [](std::size_t) { Fail(kStalePointer); });
   if (p.module) target.module = std::move(p.module);
   if (p.loss) target.loss = std::move(p.loss);
   if (p.optimizer) target.optimizer = std::move(p.optimizer);
@@ -88,7 +96,8 @@ Handle model_opt(Handle m) { return Part("opt", ModelAt("opt", m).optimizer->sha
 ModelDescription describe_model(Handle m, bool all_options) {
   Model& model = ModelAt("model", m);
   auto scope = Scope::Open();  // the part handles below live only as long as this call
-  return ModelDescription{describe(model_module(m), all_options), describe_loss(model_loss(m), all_options),
+  return ModelDescription{describe(model_module(m), all_options),
+                          describe_loss(model_loss(m), all_options),
                           describe_opt(model_opt(m), all_options), model.train.Values(all_options),
                           model.test.Values(all_options)};
 }
@@ -101,8 +110,9 @@ ModelState model_state(Handle m, bool all_options) {
                     model.test.Values(all_options)};
 }
 
-Handle model(Handle module, const LossDescription& loss_description, const OptimizerState& optimizer,
-             const nn::NamedValues& train, const nn::NamedValues& test) {
+Handle model(Handle module, const LossDescription& loss_description,
+             const OptimizerState& optimizer, const nn::NamedValues& train,
+             const nn::NamedValues& test) {
   return with_scope([&] {
     nn::ModelOptions train_options(nn::DataMode::kTrain), test_options(nn::DataMode::kTest);
     train_options.Set(train);
@@ -118,7 +128,10 @@ Handle model(Handle module, const LossDescription& loss_description, const Optim
 }
 
 Handle model(const ModelDescription& d) {
-  return with_scope([&] { return model(module(definition(d.module)), d.loss, OptimizerState{d.optimizer, {}}, d.train, d.test); });
+  return with_scope([&] {
+    return model(module(definition(d.module)), d.loss, OptimizerState{d.optimizer, {}}, d.train,
+                 d.test);
+  });
 }
 
 Handle model(const ModelState& s) {
@@ -144,8 +157,6 @@ void set_model_options(Handle m, nn::DataMode mode, const nn::NamedValues& value
   OptionsAt(m, mode).Set(values);
 }
 
-nn::RunOptions run_options(Handle m, nn::DataMode mode) {
-  return OptionsAt(m, mode).get();
-}
+nn::RunOptions run_options(Handle m, nn::DataMode mode) { return OptionsAt(m, mode).get(); }
 
 }  // namespace kscope

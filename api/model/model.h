@@ -23,13 +23,13 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "api/model/model_options.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
 #include "api/nn/module_state.h"
-#include "api/model/model_options.h"
-#include "api/nn/options.h"
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_state.h"
+#include "api/nn/options.h"
 #include "runtime/handle.h"
 
 namespace kscope {
@@ -91,14 +91,18 @@ inline nn::NamedValues train_options(Handle m, bool all_options = true) {
 inline nn::OptionValue train_option(Handle m, const std::string& name) {
   return model_option(m, nn::DataMode::kTrain, name);
 }
-inline void train(Handle m, const nn::NamedValues& values) { set_model_options(m, nn::DataMode::kTrain, values); }
+inline void train(Handle m, const nn::NamedValues& values) {
+  set_model_options(m, nn::DataMode::kTrain, values);
+}
 inline nn::NamedValues test_options(Handle m, bool all_options = true) {
   return model_options(m, nn::DataMode::kTest, all_options);
 }
 inline nn::OptionValue test_option(Handle m, const std::string& name) {
   return model_option(m, nn::DataMode::kTest, name);
 }
-inline void test(Handle m, const nn::NamedValues& values) { set_model_options(m, nn::DataMode::kTest, values); }
+inline void test(Handle m, const nn::NamedValues& values) {
+  set_model_options(m, nn::DataMode::kTest, values);
+}
 
 }  // namespace kscope
 

@@ -8,10 +8,10 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "api/data/batch_window.h"
-#include "api/model/model_object.h"
 #include "api/core/selection.h"
+#include "api/data/batch_window.h"
 #include "api/data/shuffle.h"
+#include "api/model/model_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "runtime/object.h"
@@ -53,7 +53,6 @@ std::int64_t TaskBatches(const nn::RunOptions& o, std::int64_t rows) {
   return all > o.task ? (all - o.task + o.tasks - 1) / o.tasks : 0;
 }
 
-
 // Collects the parts of one input or target, checking each; data to be batched must have at
 // least one dimension.
 class Gatherer {
@@ -75,7 +74,9 @@ class Gatherer {
   // The input or target the parts make.
   DataTensors Take() {
     if (parts_ == 0) Fail("%s: expected data, given an empty list", fn_);
-    out_.form = dictionary_ ? Form::kDictionary : parts_ == 1 && single_tensor_ ? Form::kTensor : Form::kVector;
+    out_.form = dictionary_                     ? Form::kDictionary
+                : parts_ == 1 && single_tensor_ ? Form::kTensor
+                                                : Form::kVector;
     return std::move(out_);
   }
 
@@ -89,7 +90,9 @@ class Gatherer {
   void AddVector(const TensorVector& v, const DataPart& part) {
     if (part.keys()) Fail("%s: keys given with a vector", fn_);
     if (part.indices() && part.indices()->empty()) return;  // no tensor selected
-    for (const Selected& s : SelectElements(fn_, v, part.indices().value_or(std::vector<std::int64_t>{}))) Push(s.tensor);
+    for (const Selected& s :
+         SelectElements(fn_, v, part.indices().value_or(std::vector<std::int64_t>{})))
+      Push(s.tensor);
   }
 
   void AddDictionary(const TensorDict& d, const DataPart& part) {
@@ -107,14 +110,17 @@ class Gatherer {
   }
 
   void PushKeyed(const std::string& key, const at::Tensor& t) {
-    if (out_.keys.size() != out_.tensors.size()) Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
-    if (std::find(out_.keys.begin(), out_.keys.end(), key) != out_.keys.end()) Fail("%s: a key given twice: `%s", fn_, key);
+    if (out_.keys.size() != out_.tensors.size())
+      Fail("%s: expected tensors and vectors, or dictionaries, given both", fn_);
+    if (std::find(out_.keys.begin(), out_.keys.end(), key) != out_.keys.end())
+      Fail("%s: a key given twice: `%s", fn_, key);
     out_.keys.push_back(key);
     out_.tensors.push_back(Checked(t));
   }
 
   const at::Tensor& Checked(const at::Tensor& t) const {
-    if (batched_ && t.dim() == 0) Fail("%s: expected data with at least one dimension, given a scalar", fn_);
+    if (batched_ && t.dim() == 0)
+      Fail("%s: expected data with at least one dimension, given a scalar", fn_);
     return t;
   }
 
@@ -155,11 +161,14 @@ void StartEpoch(const char* fn, Bound b, nn::DataMode mode) {
   Restore(fn, tensors);
   if (mode == nn::DataMode::kTrain && b.options.shuffle && !tensors.empty()) {
     if (b.options.tasks > 1 && !b.data.generator.defined()) {
-      // As ktorch: the shared generator is the CPU's unless `shufflecuda` puts it on the data's device.
-      const c10::Device device = b.options.shufflecuda ? tensors.front().device() : c10::Device(c10::kCPU);
+      // As ktorch: the shared generator is the CPU's unless `shufflecuda` puts it on the data's
+      // device.
+      const c10::Device device =
+          b.options.shufflecuda ? tensors.front().device() : c10::Device(c10::kCPU);
       b.data.generator = ShuffleGenerator(b.options.shuffleseed, device);
     }
-    b.data.permutation = ComposePermutations(b.data.permutation, Shuffle(fn, tensors, 0, b.data.generator));
+    b.data.permutation =
+        ComposePermutations(b.data.permutation, Shuffle(fn, tensors, 0, b.data.generator));
   }
   b.data.next = 0;
   b.data.hidden.clear();
@@ -167,7 +176,8 @@ void StartEpoch(const char* fn, Bound b, nn::DataMode mode) {
 
 }  // namespace
 
-std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input, const DataParts& target) {
+std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input,
+                        const DataParts& target) {
   const char* fn = Name(mode, "train", "test");
   const Bound b = DataOf(fn, m, mode);
   return Store(fn, b, Gather(fn, b, input), Gather(fn, b, target));
@@ -275,7 +285,8 @@ void model_shuffle(Handle m) {
   const Bound b = DataOf("shuffle", m, nn::DataMode::kTrain);
   const std::vector<at::Tensor> tensors = Tensors(b.data);
   if (tensors.empty()) return;
-  b.data.permutation = ComposePermutations(b.data.permutation, Shuffle("shuffle", tensors, 0, b.data.generator));
+  b.data.permutation =
+      ComposePermutations(b.data.permutation, Shuffle("shuffle", tensors, 0, b.data.generator));
   b.data.next = -1;
 }
 

@@ -21,8 +21,8 @@
 //
 // Errors: kscope::Error naming the function ("batch: expected model, given tensor", "stale
 // pointer", "train: expected tensor, vector or dictionary, given module", "train: vector
-// index 2 out of range for 2 tensor(s)", "train: no key `c in dictionary", "train: a key given twice:
-// `a", "train: expected tensors and vectors, or dictionaries, given both", the batch window
+// index 2 out of range for 2 tensor(s)", "train: no key `c in dictionary", "train: a key given
+// twice: `a", "train: expected tensors and vectors, or dictionaries, given both", the batch window
 // errors); on error nothing changes. Thread-safety: a model and
 // its data must not be used from two threads at once.
 #ifndef KSCOPE_API_MODEL_MODEL_DATA_H_
@@ -36,9 +36,9 @@
 #include <utility>
 #include <vector>
 
+#include "api/core/operand.h"
 #include "api/model/model_object.h"
 #include "api/model/model_options.h"
-#include "api/core/operand.h"
 #include "runtime/handle.h"
 
 namespace kscope {
@@ -51,8 +51,10 @@ class DataPart {
  public:
   template <typename T, typename = std::enable_if_t<std::is_constructible_v<Operand, T>>>
   DataPart(T&& x) : source_(std::forward<T>(x)) {}  // NOLINT: a tensor, vector or dictionary
-  DataPart(Handle vector, std::vector<std::int64_t> indices) : source_(vector), indices_(std::move(indices)) {}
-  DataPart(Handle dictionary, std::vector<std::string> keys) : source_(dictionary), keys_(std::move(keys)) {}
+  DataPart(Handle vector, std::vector<std::int64_t> indices)
+      : source_(vector), indices_(std::move(indices)) {}
+  DataPart(Handle dictionary, std::vector<std::string> keys)
+      : source_(dictionary), keys_(std::move(keys)) {}
 
   const Operand& source() const { return source_; }
   const std::optional<std::vector<std::int64_t>>& indices() const { return indices_; }
@@ -79,7 +81,8 @@ class DataParts {
 };
 
 // train(m;x;y) / data(m;x;y) (kTrain), test(m;x;y) / testdata(m;x;y) (kTest): number of batches.
-std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input, const DataParts& target);
+std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input,
+                        const DataParts& target);
 // train(m;x) / data(m;x) / test(m;x) / testdata(m;x): an input and no target.
 std::int64_t model_data(Handle m, nn::DataMode mode, const DataParts& input);
 // input(m;x) / testinput(m;x): replaces the input only.

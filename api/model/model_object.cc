@@ -22,10 +22,13 @@ std::vector<at::Tensor> ModelObject::tensors() const {
 std::int64_t ModelObject::parameter_count() const { return model_->module->parameter_count(); }
 
 std::string ModelObject::str() const {
-  return absl::StrCat(model_->module->str(), "\n", model_->loss->str(), "\n", model_->optimizer->str());
+  return absl::StrCat(model_->module->str(), "\n", model_->loss->str(), "\n",
+                      model_->optimizer->str());
 }
 
-std::shared_ptr<CompositeObject> ModelObject::share() const { return std::make_shared<ModelObject>(model_); }
+std::shared_ptr<CompositeObject> ModelObject::share() const {
+  return std::make_shared<ModelObject>(model_);
+}
 
 void ModelObject::MoveTo(std::optional<c10::Device> device, std::optional<c10::ScalarType> dtype) {
   model_->module->MoveTo(device, dtype);

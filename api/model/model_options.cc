@@ -9,8 +9,8 @@
 namespace kscope::nn {
 namespace {
 
-constexpr const char* kMetricNames[] = {"loss", "batchloss", "accuracy", "matches",
-                                        "predict", "output", "hidden", "hiddencell",
+constexpr const char* kMetricNames[] = {"loss",      "batchloss",     "accuracy",    "matches",
+                                        "predict",   "output",        "hidden",      "hiddencell",
                                         "grouploss", "groupaccuracy", "groupmatches"};
 
 // One option: its spec with the training default, the testing default, and whether testing has it.
@@ -38,7 +38,8 @@ const std::vector<Row>& Rows() {
       {"clipvalue", OptionType::kDoubleOrNull, {}, {}, false},
       {"tensor", OptionType::kBool, false, false, true},
       {"dictionary", OptionType::kBool, false, false, true},
-      {"metrics", OptionType::kSymbols, std::vector<std::string>{"loss"}, std::vector<std::string>{"loss"}, true},
+      {"metrics", OptionType::kSymbols, std::vector<std::string>{"loss"},
+       std::vector<std::string>{"loss"}, true},
   };
   return *rows;
 }
@@ -82,7 +83,9 @@ OptionValue ClipNormValue(const OptionValue& v) {
     return v;  // null, or a type Parse rejects
   }
   if (d.empty()) return std::monostate();
-  if (d.size() > 2) Fail("train: clipnorm expects a max norm and an optional norm order, given %d numbers", d.size());
+  if (d.size() > 2)
+    Fail("train: clipnorm expects a max norm and an optional norm order, given %d numbers",
+         d.size());
   return std::vector<double>{d[0], d.size() == 2 ? d[1] : 2.0};
 }
 
@@ -101,7 +104,8 @@ RunOptions Typed(DataMode mode, const OptionSet& s) {
   if (o.task < 0) Fail("task: cannot be less than zero, given %d", o.task);
   if (o.tasks < 1) Fail("tasks: cannot be less than one, given %d", o.tasks);
   if (o.task >= o.tasks) Fail("%s: task %d must be less than tasks(%d)", fn, o.task, o.tasks);
-  if (o.tasks > 1 && o.batchsize == 0) Fail("%s: %d tasks require a non-zero batchsize", fn, o.tasks);
+  if (o.tasks > 1 && o.batchsize == 0)
+    Fail("%s: %d tasks require a non-zero batchsize", fn, o.tasks);
   for (const std::string& name : s.Symbols("metrics")) {
     std::size_t i = 0;
     while (i < std::size(kMetricNames) && name != kMetricNames[i]) ++i;
@@ -116,7 +120,8 @@ RunOptions Typed(DataMode mode, const OptionSet& s) {
   o.clipgroup = s.Bool("clipgroup");
   if (!s.IsNull("clipnorm")) {
     const std::vector<double>& d = s.Doubles("clipnorm");
-    if (!(d[0] >= 0) || !(d[1] > 0)) Fail("train: clipnorm expects a non-negative max norm and a positive order");
+    if (!(d[0] >= 0) || !(d[1] > 0))
+      Fail("train: clipnorm expects a non-negative max norm and a positive order");
     o.clipnorm = ClipNorm{d[0], d[1]};
   }
   if (!s.IsNull("clipvalue")) o.clipvalue = s.Double("clipvalue");
@@ -150,7 +155,8 @@ void ModelOptions::Set(const NamedValues& values) {
   absl::flat_hash_set<std::string> seen;
   for (const auto& [name, value] : values) {
     CheckName(mode_, name);
-    if (!seen.insert(name).second) Fail("%s: option `%s given more than once", ModeName(mode_), name);
+    if (!seen.insert(name).second)
+      Fail("%s: option `%s given more than once", ModeName(mode_), name);
     const OptionValue v = name == "clipnorm" ? ClipNormValue(value) : value;
     const bool null = std::holds_alternative<std::monostate>(v);
     if (name == "clipnorm" && !null) assign("clipvalue", std::monostate());

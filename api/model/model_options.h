@@ -38,8 +38,17 @@ namespace kscope::nn {
 enum class DataMode { kTrain, kTest };
 
 enum class Metric {
-  kLoss, kBatchLoss, kAccuracy, kMatches, kPredict, kOutput, kHidden, kHiddenCell,
-  kGroupLoss, kGroupAccuracy, kGroupMatches,  // loss, accuracy, matches over every task of a process group
+  kLoss,
+  kBatchLoss,
+  kAccuracy,
+  kMatches,
+  kPredict,
+  kOutput,
+  kHidden,
+  kHiddenCell,
+  kGroupLoss,
+  kGroupAccuracy,
+  kGroupMatches,  // loss, accuracy, matches over every task of a process group
 };
 
 // ktorch's name of a metric: "loss", "batchloss", ...

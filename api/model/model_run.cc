@@ -16,14 +16,14 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "api/data/batch_window.h"
-#include "api/nn/clip.h"
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
 #include "api/model/model_data.h"
+#include "api/model/model_object.h"
+#include "api/nn/clip.h"
 #include "api/nn/forward_io.h"
 #include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
-#include "api/model/model_object.h"
 #include "runtime/errors.h"
 
 namespace kscope {
@@ -36,8 +36,8 @@ using nn::Metric;
 // The module's forward on the input's tensors, then `state` (a recurrent module's hidden state
 // carried from the previous batch), in training mode unless `eval`, gradients as the caller's
 // grad mode says.
-nn::ModuleOutput Output(const char* fn, const nn::Model& model, const DataTensors& x, bool eval = false,
-                        const std::vector<at::Tensor>& state = {}) {
+nn::ModuleOutput Output(const char* fn, const nn::Model& model, const DataTensors& x,
+                        bool eval = false, const std::vector<at::Tensor>& state = {}) {
   if (!x.defined()) Fail("%s: no %s data", fn, eval ? "test" : "training");
   const nn::ModuleObject& q = *model.module;
   const nn::ModuleKind& kind = *q.spec().kind;
@@ -47,7 +47,9 @@ nn::ModuleOutput Output(const char* fn, const nn::Model& model, const DataTensor
   torch::nn::Module& module = q.module();
   const bool was_training = module.is_training();
   if (eval) module.eval();
-  absl::Cleanup restore = [&] { if (eval) module.train(was_training); };
+  absl::Cleanup restore = [&] {
+    if (eval) module.train(was_training);
+  };
   return kind.forward(module, inputs);
 }
 
@@ -58,7 +60,8 @@ std::vector<at::Tensor> OutputParts(nn::ModuleOutput out) {
 }
 
 // The loss of the output `yhat` against the target's tensors.
-at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat, absl::Span<const at::Tensor> y) {
+at::Tensor Loss(const char* fn, const nn::Model& model, const at::Tensor& yhat,
+                absl::Span<const at::Tensor> y) {
   if (y.empty()) Fail("%s: no target defined", fn);
   const nn::ModuleObject& l = *model.loss;
   std::vector<at::Tensor> inputs{yhat};
@@ -91,8 +94,9 @@ std::exception_ptr Failure(const nn::Model& model, Work local) {
 // in *output (detached). Under a process group the gradients are averaged over the ranks before
 // clipping, and the optimizer sees the averaged loss; a rank whose evaluation fails joins the
 // averaging with its error, and every rank fails there.
-at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* x, const DataTensors* y,
-                     const std::vector<at::Tensor>& state = {}, std::vector<at::Tensor>* output = nullptr) {
+at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* x,
+                     const DataTensors* y, const std::vector<at::Tensor>& state = {},
+                     std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
   at::Tensor first;
   optimizer.step([&] {
@@ -122,7 +126,8 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
   return first;
 }
 
-at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x, const DataTensors& y) {
+at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x,
+                    const DataTensors& y) {
   at::Tensor loss = Loss(fn, model, OutputParts(Output(fn, model, x)).front(), y.tensors);
   loss.backward();
   return loss.detach();
@@ -140,13 +145,15 @@ class Collector {
  public:
   // `batches`: the number of batches of all tasks, which the `loss` metrics divide by; the group
   // metrics add up over the model's process group (none: this process alone).
-  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches, const nn::Model& model)
+  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches,
+            const nn::Model& model)
       : fn_(fn),
         options_(options),
         batches_(batches),
         model_(model),
         losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss, Metric::kGroupLoss})),
-        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy, Metric::kGroupMatches})),
+        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy,
+                                        Metric::kGroupMatches})),
         predict_wanted_(Wants(options, {Metric::kPredict})),
         output_wanted_(Wants(options, {Metric::kOutput})),
         hidden_wanted_(Wants(options, {Metric::kHidden})),
@@ -154,7 +161,8 @@ class Collector {
 
   bool wants_loss() const { return losses_wanted_; }
 
-  void Add(const at::Tensor& loss, const std::vector<at::Tensor>& output, const DataTensors& target) {
+  void Add(const at::Tensor& loss, const std::vector<at::Tensor>& output,
+           const DataTensors& target) {
     if (losses_wanted_) losses_.push_back(loss.detach());
     const at::Tensor& y = output.front();
     if (predict_wanted_ || matches_wanted_) {
@@ -171,23 +179,28 @@ class Collector {
   // `failure`, this rank's error in the epoch, makes every rank fail.
   RunMetrics Metrics(const std::exception_ptr& failure = nullptr) const {
     // Summed over the ranks: the batch losses, the matched and the total counts.
-    at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()), static_cast<double>(total_)});
-    if (model_.group) totals = distributed::SumOverRanks(fn_, *model_.group, model_, totals, failure);
+    at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()),
+                                    static_cast<double>(total_)});
+    if (model_.group)
+      totals = distributed::SumOverRanks(fn_, *model_.group, model_, totals, failure);
     RunMetrics r{{}, options_.tensor, options_.dictionary};
-    for (Metric metric : options_.metrics) r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
+    for (Metric metric : options_.metrics)
+      r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
     return r;
   }
 
  private:
   at::Tensor Part(const std::vector<at::Tensor>& output, std::size_t i, Metric metric) const {
-    if (output.size() <= i) Fail("%s: metric `%s needs a recurrent model", fn_, nn::MetricName(metric));
+    if (output.size() <= i)
+      Fail("%s: metric `%s needs a recurrent model", fn_, nn::MetricName(metric));
     return output[i].clone();
   }
 
   void AddMatches(const at::Tensor& predicted, const DataTensors& target) {
     if (!target.defined()) Fail("%s: no target for accuracy", fn_);
     const at::Tensor& y = target.tensors.front();
-    matched_.push_back(predicted.eq(y.to(predicted.device())).sum());  // on the device: no sync per batch
+    matched_.push_back(
+        predicted.eq(y.to(predicted.device())).sum());  // on the device: no sync per batch
     total_ += y.numel();
   }
 
@@ -198,7 +211,8 @@ class Collector {
       case Metric::kAccuracy: return Accuracy(Matched(), total_);
       case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{Matched(), total_});
       case Metric::kGroupLoss: return MeanLoss(totals[0].item<double>());
-      case Metric::kGroupAccuracy: return Accuracy(totals[1].item<double>(), totals[2].item<double>());
+      case Metric::kGroupAccuracy:
+        return Accuracy(totals[1].item<double>(), totals[2].item<double>());
       case Metric::kGroupMatches: return totals.narrow(0, 1, 2).to(at::kLong);
       case Metric::kPredict: return Cat(predicted_);
       case Metric::kOutput: return Cat(outputs_);
@@ -210,22 +224,28 @@ class Collector {
 
   // A loss sum over the batches of all tasks: a double, as ktorch's.
   at::Tensor MeanLoss(double sum) const {
-    return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)), at::kDouble);
+    return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)),
+                             at::kDouble);
   }
   // A percentage in float (k real), computed as ktorch does: the float quotient times 100.
   static at::Tensor Accuracy(double matched, double total) {
     const float share = total == 0 ? 0.0f : static_cast<float>(matched) / static_cast<float>(total);
     return at::scalar_tensor(100.0f * share, at::kFloat);
   }
-  std::int64_t Matched() const { return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>(); }
+  std::int64_t Matched() const {
+    return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>();
+  }
   at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
-  static at::Tensor Cat(const std::vector<at::Tensor>& parts) { return parts.empty() ? at::empty({0}) : at::cat(parts); }
+  static at::Tensor Cat(const std::vector<at::Tensor>& parts) {
+    return parts.empty() ? at::empty({0}) : at::cat(parts);
+  }
 
   const char* fn_;
   const nn::RunOptions& options_;
   const std::int64_t batches_;
   const nn::Model& model_;
-  const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_, cell_wanted_;
+  const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_,
+      cell_wanted_;
   std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
   std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
   std::int64_t total_ = 0;
@@ -238,7 +258,8 @@ std::int64_t AllBatches(Handle m, DataMode mode, const nn::RunOptions& o) {
 
 // The hidden state to feed with the next batch under the `hidden` option: the output's parts
 // after the first, detached.
-void CarryHidden(const nn::RunOptions& o, const std::vector<at::Tensor>& output, nn::ModelData& data) {
+void CarryHidden(const nn::RunOptions& o, const std::vector<at::Tensor>& output,
+                 nn::ModelData& data) {
   if (!o.hidden) return;
   data.hidden.assign(output.begin() + 1, output.end());
   for (at::Tensor& h : data.hidden) h = h.detach();
@@ -281,7 +302,8 @@ at::Tensor model_backward(Handle m) {
 
 at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  return Backward("backward", model, model_data_tensors("backward", m, x), model_data_tensors("backward", m, y));
+  return Backward("backward", model, model_data_tensors("backward", m, x),
+                  model_data_tensors("backward", m, y));
 }
 
 void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer().step(); }
@@ -293,7 +315,8 @@ at::Tensor model_backstep(Handle m) {
 
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backstep", m)->model();
-  const DataTensors input = model_data_tensors("backstep", m, x), target = model_data_tensors("backstep", m, y);
+  const DataTensors input = model_data_tensors("backstep", m, x),
+                    target = model_data_tensors("backstep", m, y);
   return TrainStep("backstep", model, &input, &target).detach();
 }
 
@@ -310,7 +333,8 @@ RunMetrics run(Handle m) {
     std::int64_t steps = 0;
     for (; model_batch(m, DataMode::kTrain); ++steps) {
       nn::ModelData& data = model.train_data;
-      const at::Tensor loss = TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
+      const at::Tensor loss =
+          TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
       collector.Add(loss, output, data.target);
       CarryHidden(o, output, data);
     }
@@ -338,9 +362,11 @@ RunMetrics testrun(Handle m) {
     const std::exception_ptr failure = Failure(model, [&] {
       while (model_batch(m, DataMode::kTest)) {
         nn::ModelData& data = model.test_data;
-        const std::vector<at::Tensor> output = OutputParts(Output("testrun", model, data.input, true, data.hidden));
-        const at::Tensor loss =
-            collector.wants_loss() ? Loss("testrun", model, output.front(), data.target.tensors) : at::Tensor();
+        const std::vector<at::Tensor> output =
+            OutputParts(Output("testrun", model, data.input, true, data.hidden));
+        const at::Tensor loss = collector.wants_loss()
+                                    ? Loss("testrun", model, output.front(), data.target.tensors)
+                                    : at::Tensor();
         collector.Add(loss, output, data.target);
         CarryHidden(o, output, data);
       }

@@ -5,13 +5,13 @@
 // Inputs and targets of several tensors (api/model/model_data.h): the module's forward takes the
 // input's tensors in order; the loss takes the output's first part, then the target's tensors.
 // A training step: gradients zeroed, forward on the input, loss against the target, backward,
-// a device sync under the `sync option, gradients clipped per the training options (clipnorm, per optimizer group with clipgroup, or
-// clipvalue), then the optimizer's step — given this sequence as its closure, so optimizers
-// that evaluate the model several times (lbfgs) work. run goes through every training batch
-// (an epoch of api/model/model_data.h, shuffled if the options say so) doing a step per batch;
-// testrun goes through the test batches in evaluation mode without gradients. Both return the
-// metrics the mode's options name, in order: loss (the sum of the batch losses over the number
-// of batches of all tasks: the mean of batch means for one task, as ktorch), batchloss,
+// a device sync under the `sync option, gradients clipped per the training options (clipnorm, per
+// optimizer group with clipgroup, or clipvalue), then the optimizer's step — given this sequence as
+// its closure, so optimizers that evaluate the model several times (lbfgs) work. run goes through
+// every training batch (an epoch of api/model/model_data.h, shuffled if the options say so) doing a
+// step per batch; testrun goes through the test batches in evaluation mode without gradients. Both
+// return the metrics the mode's options name, in order: loss (the sum of the batch losses over the
+// number of batches of all tasks: the mean of batch means for one task, as ktorch), batchloss,
 // accuracy (percent of target values matched by the output's highest class, argmax over the
 // last dimension), matches (matched and total counts), predict (that class, per row), output
 // (the module's output, rows of all batches), hidden and hiddencell (a recurrent module's
@@ -35,10 +35,10 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "api/model/model_data.h"
-#include "api/nn/module.h"
-#include "api/model/model_options.h"
 #include "api/core/operand.h"
+#include "api/model/model_data.h"
+#include "api/model/model_options.h"
+#include "api/nn/module.h"
 #include "runtime/handle.h"
 
 namespace kscope {

@@ -11,7 +11,8 @@ namespace {
 
 struct Registry {
   absl::Mutex mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<const CallbackFunction>> functions ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<std::string, std::shared_ptr<const CallbackFunction>> functions
+      ABSL_GUARDED_BY(mu);
   std::shared_ptr<const CallbackFallback> fallback ABSL_GUARDED_BY(mu);
 };
 
@@ -44,7 +45,8 @@ Handle run_callback(const std::string& name, Handle module, absl::Span<const Han
   std::shared_ptr<const CallbackFallback> fallback;
   {
     absl::MutexLock lock(&Callbacks().mu);
-    if (auto it = Callbacks().functions.find(name); it != Callbacks().functions.end()) f = it->second;
+    if (auto it = Callbacks().functions.find(name); it != Callbacks().functions.end())
+      f = it->second;
     fallback = Callbacks().fallback;
   }
   // Called without the lock: the function may register others or run other callbacks.

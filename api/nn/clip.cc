@@ -1,6 +1,7 @@
 #include "api/nn/clip.h"
 
 #include <torch/types.h>  // clip_grad.h needs torch::Tensor and the torch:: ops declared first
+
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/optimizer.h>
 
@@ -34,16 +35,15 @@ std::vector<std::vector<at::Tensor>> GroupsOf(const char* fn, Handle h) {
   switch (c) {
     case ObjectClass::kTensor:
     case ObjectClass::kVector:
-    case ObjectClass::kDictionary:
-      return {HandleTable::Global().Get(h).tensors()};
+    case ObjectClass::kDictionary: return {HandleTable::Global().Get(h).tensors()};
     case ObjectClass::kModule:
       return {nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters()};
-    case ObjectClass::kOptimizer:
-      return OptimizerGroups(nn::OptimizerOf(fn, h)->optimizer());
+    case ObjectClass::kOptimizer: return OptimizerGroups(nn::OptimizerOf(fn, h)->optimizer());
     case ObjectClass::kModel:
       return OptimizerGroups(nn::ModelOf(fn, h)->model().optimizer->optimizer());
     default:
-      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn, ClassName(c));
+      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn,
+           ClassName(c));
   }
 }
 
@@ -55,7 +55,8 @@ double clip(Handle h, double max_norm, double norm_type) {
 
 std::vector<double> clip_groups(Handle h, double max_norm, double norm_type) {
   std::vector<double> norms;
-  for (auto& group : GroupsOf("clip", h)) norms.push_back(torch::nn::utils::clip_grad_norm_(std::move(group), max_norm, norm_type));
+  for (auto& group : GroupsOf("clip", h))
+    norms.push_back(torch::nn::utils::clip_grad_norm_(std::move(group), max_norm, norm_type));
   return norms;
 }
 
@@ -72,13 +73,15 @@ std::vector<double> clip_by_options(Handle m) {
 void clip_by_options(const nn::Model& model, std::vector<double>* norms) {
   const nn::RunOptions& o = model.train.get();
   const torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
-  if (o.clipvalue) torch::nn::utils::clip_grad_value_(Flat(OptimizerGroups(optimizer)), *o.clipvalue);
+  if (o.clipvalue)
+    torch::nn::utils::clip_grad_value_(Flat(OptimizerGroups(optimizer)), *o.clipvalue);
   if (!o.clipnorm) return;
   auto keep = [norms](double norm) {
     if (norms != nullptr) norms->push_back(norm);
   };
   if (!o.clipgroup) {
-    keep(torch::nn::utils::clip_grad_norm_(Flat(OptimizerGroups(optimizer)), o.clipnorm->max, o.clipnorm->order));
+    keep(torch::nn::utils::clip_grad_norm_(Flat(OptimizerGroups(optimizer)), o.clipnorm->max,
+                                           o.clipnorm->order));
     return;
   }
   for (const auto& group : optimizer.param_groups()) {

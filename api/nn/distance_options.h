@@ -1,6 +1,6 @@
 // pairwise and similar are both layers (api/nn/kinds/distance.cc) and losses
-// (api/nn/kinds/losses_other.cc), with the same options (ktorch-api.md §2.1, §2.2): one option list and
-// one mapping onto libtorch's options for each, shared by the two tables.
+// (api/nn/kinds/losses_other.cc), with the same options (ktorch-api.md §2.1, §2.2): one option list
+// and one mapping onto libtorch's options for each, shared by the two tables.
 //
 // Internal to api/nn. Thread-safety: pure functions.
 #ifndef KSCOPE_API_NN_DISTANCE_OPTIONS_H_
@@ -18,10 +18,15 @@ namespace kscope::nn {
 
 // pairwise: `p 2, `eps 1e-6, `keepdim 0b.
 inline std::vector<OptionSpec> PairwiseSpecs() {
-  return {{"p", OptionType::kDouble, 2.0}, {"eps", OptionType::kDouble, 1e-6}, {"keepdim", OptionType::kBool, false}};
+  return {{"p", OptionType::kDouble, 2.0},
+          {"eps", OptionType::kDouble, 1e-6},
+          {"keepdim", OptionType::kBool, false}};
 }
 inline torch::nn::PairwiseDistanceOptions PairwiseOptions(const OptionSet& o) {
-  return torch::nn::PairwiseDistanceOptions().p(o.Double("p")).eps(o.Double("eps")).keepdim(o.Bool("keepdim"));
+  return torch::nn::PairwiseDistanceOptions()
+      .p(o.Double("p"))
+      .eps(o.Double("eps"))
+      .keepdim(o.Bool("keepdim"));
 }
 
 // similar: `dim 1, `eps 1e-8.

@@ -8,8 +8,9 @@ namespace kscope::nn {
 void CheckInputCount(const char* fn, const std::string& kind, std::size_t fewest, std::size_t most,
                      std::size_t given) {
   if (given >= fewest && given <= most) return;
-  const std::string expected = fewest == most ? absl::StrFormat("%d input%s", fewest, fewest == 1 ? "" : "s")
-                                              : absl::StrFormat("%d to %d inputs", fewest, most);
+  const std::string expected = fewest == most
+                                   ? absl::StrFormat("%d input%s", fewest, fewest == 1 ? "" : "s")
+                                   : absl::StrFormat("%d to %d inputs", fewest, most);
   Fail("%s: `%s expects %s, given %d", fn, kind, expected, given);
 }
 

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <string>
 
-#include "api/nn/module_kind.h"
 #include "api/core/operand.h"
+#include "api/nn/module_kind.h"
 
 namespace kscope::nn {
 

@@ -33,15 +33,37 @@ at::Tensor Bias(const Tensors& x, std::size_t i) { return x.size() > i ? x[i] : 
 
 const Direct* FindDirect(absl::string_view kind) {
   static const auto* const forms = new std::vector<Direct>{
-      {"linear", 2, 3, {}, [](const Tensors& x, const nn::OptionSet&) { return at::linear(x[0], x[1], Bias(x, 2)); }},
-      {"bilinear", 3, 4, {},
-       [](const Tensors& x, const nn::OptionSet&) { return at::bilinear(x[0], x[1], x[2], Bias(x, 3)); }},
-      {"prelu", 2, 2, {}, [](const Tensors& x, const nn::OptionSet&) { return at::prelu(x[0], x[1]); }},
-      {"pdist", 1, 1, {{"p", nn::OptionType::kDouble, 2.0}},
+      {"linear",
+       2,
+       3,
+       {},
+       [](const Tensors& x, const nn::OptionSet&) { return at::linear(x[0], x[1], Bias(x, 2)); }},
+      {"bilinear",
+       3,
+       4,
+       {},
+       [](const Tensors& x, const nn::OptionSet&) {
+         return at::bilinear(x[0], x[1], x[2], Bias(x, 3));
+       }},
+      {"prelu",
+       2,
+       2,
+       {},
+       [](const Tensors& x, const nn::OptionSet&) { return at::prelu(x[0], x[1]); }},
+      {"pdist",
+       1,
+       1,
+       {{"p", nn::OptionType::kDouble, 2.0}},
        [](const Tensors& x, const nn::OptionSet& o) { return at::pdist(x[0], o.Double("p")); }},
       // ktorch's functional flatten starts at dimension 0 (the layer at 1, keeping the batch)
-      {"flatten", 1, 1, {{"start", nn::OptionType::kLong, std::int64_t{0}}, {"end", nn::OptionType::kLong, std::int64_t{-1}}},
-       [](const Tensors& x, const nn::OptionSet& o) { return at::flatten(x[0], o.Long("start"), o.Long("end")); }},
+      {"flatten",
+       1,
+       1,
+       {{"start", nn::OptionType::kLong, std::int64_t{0}},
+        {"end", nn::OptionType::kLong, std::int64_t{-1}}},
+       [](const Tensors& x, const nn::OptionSet& o) {
+         return at::flatten(x[0], o.Long("start"), o.Long("end"));
+       }},
   };
   for (const Direct& d : *forms) {
     if (kind == d.name) return &d;
@@ -68,7 +90,8 @@ bool InPlace(const nn::ModuleKind& kind, const nn::OptionSet& o) {
 }  // namespace
 
 Signature functional_signature(const std::string& kind) {
-  if (const Direct* d = FindDirect(kind)) return {d->fewest_inputs, d->most_inputs, nn::OptionNames(d->options)};
+  if (const Direct* d = FindDirect(kind))
+    return {d->fewest_inputs, d->most_inputs, nn::OptionNames(d->options)};
   const nn::ModuleKind& k = LayerKind(kind);
   return {k.inputs, k.max_inputs, nn::OptionNames(k.options)};
 }

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "api/nn/options.h"
 #include "api/core/operand.h"
+#include "api/nn/options.h"
 
 namespace kscope {
 
@@ -38,9 +38,11 @@ struct Signature {
 Signature functional_signature(const std::string& kind);
 
 Result functional(const std::string& kind, absl::Span<const Operand> inputs,
-                  const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {});
+                  const std::vector<nn::OptionValue>& positional = {},
+                  const nn::NamedValues& named = {});
 // The one-input form: functional("softmax", x, {1}).
-inline Result functional(const std::string& kind, const Operand& x, const std::vector<nn::OptionValue>& positional = {},
+inline Result functional(const std::string& kind, const Operand& x,
+                         const std::vector<nn::OptionValue>& positional = {},
                          const nn::NamedValues& named = {}) {
   return functional(kind, absl::MakeConstSpan(&x, 1), positional, named);
 }

@@ -6,6 +6,7 @@
 
 #include <c10/core/GradMode.h>
 #include <torch/types.h>  // init.h needs torch::Tensor declared first
+
 #include <torch/nn/init.h>
 
 #include "absl/strings/str_format.h"
@@ -36,7 +37,8 @@ std::vector<Located> FromModule(const char* fn, Handle h, const std::vector<std:
   const TensorDict parameters = q->module().named_parameters();
   std::vector<Located> out;
   if (names.empty()) {
-    for (const auto& item : parameters) out.push_back({item.value(), absl::StrFormat("parameter `%s", item.key())});
+    for (const auto& item : parameters)
+      out.push_back({item.value(), absl::StrFormat("parameter `%s", item.key())});
     return out;
   }
   const TensorDict buffers = q->module().named_buffers();
@@ -80,7 +82,8 @@ std::vector<Located> Resolve(const char* fn, const Target& t) {
 
 std::string Dimensions(const Needs& n) {
   if (n.min_dim == n.max_dim) return absl::StrFormat("%d", n.min_dim);
-  if (n.max_dim == std::numeric_limits<std::int64_t>::max()) return absl::StrFormat("%d or more", n.min_dim);
+  if (n.max_dim == std::numeric_limits<std::int64_t>::max())
+    return absl::StrFormat("%d or more", n.min_dim);
   return absl::StrFormat("%d to %d", n.min_dim, n.max_dim);
 }
 
@@ -90,10 +93,12 @@ std::vector<Located> Checked(const char* fn, const Target& t, const Needs& needs
   for (const Located& l : tensors) {
     const std::int64_t d = l.tensor.dim();
     if (d < needs.min_dim || d > needs.max_dim) {
-      Fail("%s: %s has %d dimension%s, expected %s", fn, l.where, d, d == 1 ? "" : "s", Dimensions(needs));
+      Fail("%s: %s has %d dimension%s, expected %s", fn, l.where, d, d == 1 ? "" : "s",
+           Dimensions(needs));
     }
     if (needs.floating && !l.tensor.is_floating_point()) {
-      Fail("%s: %s is %s, expected a floating-point tensor", fn, l.where, DtypeName(l.tensor.scalar_type()));
+      Fail("%s: %s is %s, expected a floating-point tensor", fn, l.where,
+           DtypeName(l.tensor.scalar_type()));
     }
   }
   return tensors;
@@ -154,22 +159,29 @@ std::vector<Located> Select(const char* fn, const Target& t) {
   return tensors;
 }
 
-void zeros(const Target& t) { Apply("zeros", t, kAny, [](const at::Tensor& x) { tinit::zeros_(x); }); }
+void zeros(const Target& t) {
+  Apply("zeros", t, kAny, [](const at::Tensor& x) { tinit::zeros_(x); });
+}
 
-void ones(const Target& t) { Apply("ones", t, kAny, [](const at::Tensor& x) { tinit::ones_(x); }); }
+void ones(const Target& t) {
+  Apply("ones", t, kAny, [](const at::Tensor& x) { tinit::ones_(x); });
+}
 
 void fill(const Target& t, const c10::Scalar& value) {
   Apply("fill", t, kAny, [&](const at::Tensor& x) { tinit::constant_(x, value); });
 }
 
-void eye(const Target& t) { Apply("eye", t, kMatrix, [](const at::Tensor& x) { tinit::eye_(x); }); }
+void eye(const Target& t) {
+  Apply("eye", t, kMatrix, [](const at::Tensor& x) { tinit::eye_(x); });
+}
 
 void dirac(const Target& t, std::int64_t groups) {
   if (groups < 1) Fail("dirac: groups must be positive, given %d", groups);
   const std::vector<Located> tensors = Checked("dirac", t, Needs{3, 5, false});
   for (const Located& l : tensors) {
     if (l.tensor.size(0) % groups != 0) {
-      Fail("dirac: %s has %d output channels, not divisible by %d groups", l.where, l.tensor.size(0), groups);
+      Fail("dirac: %s has %d output channels, not divisible by %d groups", l.where,
+           l.tensor.size(0), groups);
     }
   }
   c10::NoGradGuard no_grad;
@@ -194,7 +206,8 @@ void dirac(const Target& t, std::int64_t groups) {
 }
 
 void orthogonal(const Target& t, double gain) {
-  Apply("orthogonal", t, kFloatingMatrices, [&](const at::Tensor& x) { tinit::orthogonal_(x, gain); });
+  Apply("orthogonal", t, kFloatingMatrices,
+        [&](const at::Tensor& x) { tinit::orthogonal_(x, gain); });
 }
 
 void kaiming_normal(const Target& t, const Kaiming& options) {
@@ -208,15 +221,18 @@ void kaiming_uniform(const Target& t, const Kaiming& options) {
 void sparse(const Target& t, double sparsity, double std) {
   if (!(sparsity >= 0 && sparsity <= 1)) Fail("snormal: sparsity %g is outside 0-1", sparsity);
   if (!(std >= 0)) Fail("snormal: standard deviation %g is negative", std);
-  Apply("snormal", t, Needs{2, 2, true}, [&](const at::Tensor& x) { tinit::sparse_(x, sparsity, std); });
+  Apply("snormal", t, Needs{2, 2, true},
+        [&](const at::Tensor& x) { tinit::sparse_(x, sparsity, std); });
 }
 
 void xavier_normal(const Target& t, double gain) {
-  Apply("xnormal", t, kFloatingMatrices, [&](const at::Tensor& x) { tinit::xavier_normal_(x, gain); });
+  Apply("xnormal", t, kFloatingMatrices,
+        [&](const at::Tensor& x) { tinit::xavier_normal_(x, gain); });
 }
 
 void xavier_uniform(const Target& t, double gain) {
-  Apply("xuniform", t, kFloatingMatrices, [&](const at::Tensor& x) { tinit::xavier_uniform_(x, gain); });
+  Apply("xuniform", t, kFloatingMatrices,
+        [&](const at::Tensor& x) { tinit::xavier_uniform_(x, gain); });
 }
 
 double gain(const std::string& nonlinearity, std::optional<double> param) {

@@ -36,8 +36,9 @@ namespace kscope::init {
 class Target {
  public:
   Target(at::Tensor data) : value_(std::move(data)) {}  // NOLINT: implicit by design
-  Target(Handle h) : value_(h) {}                        // NOLINT
-  Target(Handle vector, std::vector<std::int64_t> indices) : value_(vector), indices_(std::move(indices)) {}
+  Target(Handle h) : value_(h) {}                       // NOLINT
+  Target(Handle vector, std::vector<std::int64_t> indices)
+      : value_(vector), indices_(std::move(indices)) {}
   Target(Handle h, std::vector<std::string> names) : value_(h), names_(std::move(names)) {}
 
   bool is_data() const { return std::holds_alternative<at::Tensor>(value_); }

@@ -13,7 +13,8 @@ std::string KContainerImpl::Add(const std::string& name, const ModuleKind& kind,
     Fail("%s: at most %d child modules, given another (%s)", kind_, max_children_, kind.name);
   }
   std::string used = name.empty() ? DefaultName(position, kind) : name;
-  if (std::any_of(children_.begin(), children_.end(), [&](const Child& c) { return c.name == used; })) {
+  if (std::any_of(children_.begin(), children_.end(),
+                  [&](const Child& c) { return c.name == used; })) {
     Fail("%s: a child module named `%s already exists", kind_, used);
   }
   register_module(used, child);
@@ -28,14 +29,15 @@ at::Tensor KContainerImpl::forward(const at::Tensor& x) {
 ModuleOutput KContainerImpl::RunChild(std::size_t i, const std::vector<at::Tensor>& x) const {
   const Child& c = children_[i];
   if (x.size() < c.kind->inputs || x.size() > c.kind->max_inputs) {
-    Fail("%s: child `%s (%s) expects %d to %d inputs, given %d", kind_, c.name, c.kind->name, c.kind->inputs,
-         c.kind->max_inputs, x.size());
+    Fail("%s: child `%s (%s) expects %d to %d inputs, given %d", kind_, c.name, c.kind->name,
+         c.kind->inputs, c.kind->max_inputs, x.size());
   }
   return c.kind->forward(*c.module, x);
 }
 
 void KContainerImpl::RequireChildren(std::size_t n) const {
-  if (children_.size() < n) Fail("%s: needs at least %d child modules, has %d", kind_, n, children_.size());
+  if (children_.size() < n)
+    Fail("%s: needs at least %d child modules, has %d", kind_, n, children_.size());
 }
 
 std::vector<at::Tensor> Tensors(ModuleOutput out) {

@@ -34,11 +34,13 @@ class KContainerImpl : public torch::nn::Module {
   };
 
   // `kind` names the container in messages; at most `max_children` children (0: no limit).
-  KContainerImpl(std::string kind, std::size_t max_children) : kind_(std::move(kind)), max_children_(max_children) {}
+  KContainerImpl(std::string kind, std::size_t max_children)
+      : kind_(std::move(kind)), max_children_(max_children) {}
 
   // Adds a child under `name`, or under DefaultName(position) when `name` is empty; returns
   // the name used. Fails for a repeated name or one child too many.
-  std::string Add(const std::string& name, const ModuleKind& kind, std::shared_ptr<torch::nn::Module> child);
+  std::string Add(const std::string& name, const ModuleKind& kind,
+                  std::shared_ptr<torch::nn::Module> child);
 
   // The container's computation on its inputs.
   virtual ModuleOutput Run(const std::vector<at::Tensor>& x) = 0;

@@ -45,7 +45,8 @@ class KFunctionImpl : public KLayer<KFunctionImpl<Tensors...>> {
   using Function = std::function<at::Tensor(const Tensors&...)>;
   static constexpr std::size_t kInputs = sizeof...(Tensors);
 
-  KFunctionImpl(std::string text, Function f) : KLayer<KFunctionImpl>(std::move(text)), f_(std::move(f)) {}
+  KFunctionImpl(std::string text, Function f)
+      : KLayer<KFunctionImpl>(std::move(text)), f_(std::move(f)) {}
   void reset() override {}
   at::Tensor forward(const Tensors&... x) { return f_(x...); }
 
@@ -61,10 +62,11 @@ using BinaryImpl = KFunctionImpl<at::Tensor, at::Tensor>;
 // computes.
 template <typename Impl, typename MakeFunction>
 ModuleKind FunctionKind(std::string name, std::vector<OptionSpec> specs, MakeFunction function) {
-  return LeafKind<Impl, Impl::kInputs>(std::move(name), std::move(specs),
-                                       [function](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
-                                         return std::make_shared<Impl>(KLayerText(o), function(o));
-                                       });
+  return LeafKind<Impl, Impl::kInputs>(
+      std::move(name), std::move(specs),
+      [function](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
+        return std::make_shared<Impl>(KLayerText(o), function(o));
+      });
 }
 
 }  // namespace kscope::nn

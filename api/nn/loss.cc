@@ -16,7 +16,8 @@ const nn::ModuleKind& LossKind(const std::string& kind) {
 }
 
 // The loss module of `kind` with these options (not yet registered anywhere).
-std::shared_ptr<nn::ModuleObject> MakeLoss(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+std::shared_ptr<nn::ModuleObject> MakeLoss(const std::string& kind,
+                                           const std::vector<nn::OptionValue>& positional,
                                            const nn::NamedValues& named) {
   const nn::ModuleKind& k = LossKind(kind);
   auto spec = std::make_shared<nn::ModuleSpec>(
@@ -48,11 +49,14 @@ Signature loss_signature(const std::string& kind) {
   return {k.inputs, k.max_inputs, nn::OptionNames(k.options)};
 }
 
-Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+Handle loss(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+            const nn::NamedValues& named) {
   return Own(Object(MakeLoss(kind, positional, named)), "loss");
 }
 
-Handle loss(const LossDescription& description) { return loss(description.kind, {}, description.options); }
+Handle loss(const LossDescription& description) {
+  return loss(description.kind, {}, description.options);
+}
 
 LossDescription describe_loss(Handle l, bool all_options) {
   auto object = nn::ModuleOf("loss", l, ObjectClass::kLoss);

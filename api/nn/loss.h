@@ -21,9 +21,9 @@
 
 #include "absl/types/span.h"
 
+#include "api/core/operand.h"
 #include "api/nn/functional.h"
 #include "api/nn/options.h"
-#include "api/core/operand.h"
 #include "runtime/handle.h"
 
 namespace kscope {
@@ -47,14 +47,18 @@ Handle loss(const LossDescription& description);
 // as many inputs as its kind takes.
 Result loss(Handle l, absl::Span<const Operand> inputs);
 inline Result loss(Handle l, const Operand& yhat, const Operand& y) { return loss(l, {yhat, y}); }
-inline Result loss(Handle l, const Operand& x1, const Operand& x2, const Operand& y) { return loss(l, {x1, x2, y}); }
+inline Result loss(Handle l, const Operand& x1, const Operand& x2, const Operand& y) {
+  return loss(l, {x1, x2, y});
+}
 
 // The functional form: the loss `kind` with these options, computed once on as many inputs as
 // the kind takes.
 Result loss_function(const std::string& kind, absl::Span<const Operand> inputs,
-                     const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {});
+                     const std::vector<nn::OptionValue>& positional = {},
+                     const nn::NamedValues& named = {});
 inline Result loss_function(const std::string& kind, const Operand& yhat, const Operand& y,
-                            const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {}) {
+                            const std::vector<nn::OptionValue>& positional = {},
+                            const nn::NamedValues& named = {}) {
   return loss_function(kind, {yhat, y}, positional, named);
 }
 // The three-input form. A template on y so that a braced option list in fourth place is always
@@ -62,7 +66,8 @@ inline Result loss_function(const std::string& kind, const Operand& yhat, const 
 // make that call ambiguous).
 template <typename Y, typename = std::enable_if_t<std::is_convertible_v<const Y&, Operand>>>
 Result loss_function(const std::string& kind, const Operand& x1, const Operand& x2, const Y& y,
-                     const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {}) {
+                     const std::vector<nn::OptionValue>& positional = {},
+                     const nn::NamedValues& named = {}) {
   return loss_function(kind, {x1, x2, Operand(y)}, positional, named);
 }
 inline Result ce(const Operand& yhat, const Operand& y) { return loss_function("ce", yhat, y); }

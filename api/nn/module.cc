@@ -8,11 +8,11 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_split.h"
 
-#include "api/nn/forward_io.h"
+#include "api/core/pointer.h"
 #include "api/model/model_object.h"
+#include "api/nn/forward_io.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/module_object.h"
-#include "api/core/pointer.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "scope/scope_stack.h"
@@ -29,9 +29,11 @@ struct Built {
 };
 
 // Adds `child` to the container `parent` (both libtorch module and definition tree).
-void AddChild(const ModuleSpec& parent_spec, torch::nn::Module& parent, ModuleSpec& parent_tree, Built child) {
+void AddChild(const ModuleSpec& parent_spec, torch::nn::Module& parent, ModuleSpec& parent_tree,
+              Built child) {
   const nn::ModuleKind& kind = *parent_spec.kind;
-  if (!kind.add_child) Fail("module: %s is not a container, it cannot have child modules", kind.name);
+  if (!kind.add_child)
+    Fail("module: %s is not a container, it cannot have child modules", kind.name);
   child.spec->name = kind.add_child(parent, child.spec->name, *child.spec->kind, child.module);
   parent_tree.children.push_back(std::move(child.spec));
 }
@@ -39,15 +41,18 @@ void AddChild(const ModuleSpec& parent_spec, torch::nn::Module& parent, ModuleSp
 Built Build(const ModuleDefinition& d) {
   const nn::ModuleKind* kind = nn::FindModuleKind(d.kind);
   if (kind == nullptr) Fail("unrecognized module type: `%s", d.kind);
-  auto spec = std::make_shared<ModuleSpec>(
-      ModuleSpec{kind, nn::OptionSet::Parse(d.kind, kind->options, d.positional, d.named), d.name, {}});
+  auto spec = std::make_shared<ModuleSpec>(ModuleSpec{
+      kind, nn::OptionSet::Parse(d.kind, kind->options, d.positional, d.named), d.name, {}});
   Built built{spec, kind->make(spec->options)};
   for (const ModuleDefinition& c : d.children) AddChild(*spec, *built.module, *spec, Build(c));
   return built;
 }
 
-Handle OwnModule(const char* fn, std::shared_ptr<ModuleSpec> spec, std::shared_ptr<torch::nn::Module> m) {
-  return Own(Object(std::make_shared<ModuleObject>(ObjectClass::kModule, std::move(spec), std::move(m))), fn);
+Handle OwnModule(const char* fn, std::shared_ptr<ModuleSpec> spec,
+                 std::shared_ptr<torch::nn::Module> m) {
+  return Own(
+      Object(std::make_shared<ModuleObject>(ObjectClass::kModule, std::move(spec), std::move(m))),
+      fn);
 }
 
 void Describe(const ModuleSpec& spec, int depth, bool all, std::vector<ModuleRow>* rows) {
@@ -61,8 +66,8 @@ std::shared_ptr<ModuleSpec> SpecOfChild(const ModuleSpec& parent, const std::str
   for (const auto& c : parent.children) {
     if (c->name == name) return c;
   }
-  return std::make_shared<ModuleSpec>(
-      ModuleSpec{&nn::OpaqueKind(), nn::OptionSet::Parse(nn::OpaqueKind().name, {}, {}, {}), name, {}});
+  return std::make_shared<ModuleSpec>(ModuleSpec{
+      &nn::OpaqueKind(), nn::OptionSet::Parse(nn::OpaqueKind().name, {}, {}, {}), name, {}});
 }
 
 // The submodule of q at a dotted path (q itself for an empty path), with its definition.
@@ -77,7 +82,8 @@ Located Locate(const char* fn, Handle q, const std::string& path) {
   for (absl::string_view part : absl::StrSplit(path, '.')) {
     const auto named = at.module->named_children();  // a new dictionary: keep it while reading
     const auto* found = named.find(std::string(part));
-    if (found == nullptr) Fail("%s: no child module `%s in %s module", fn, path, m->spec().kind->name);
+    if (found == nullptr)
+      Fail("%s: no child module `%s in %s module", fn, path, m->spec().kind->name);
     at = Located{SpecOfChild(*at.spec, std::string(part)), *found};
   }
   return at;
@@ -107,18 +113,22 @@ Parent ParentAt(const ModuleObject& q, int depth) {
   if (depth < 1) Fail("module: depth %d invalid, expecting 1 or more", depth);
   Parent p{q.spec_ptr().get(), q.module_ptr()};
   for (int d = 1; d < depth; ++d) {
-    if (p.spec->children.empty()) Fail("module: no container at depth %d, %s module has no child", depth, p.spec->kind->name);
+    if (p.spec->children.empty())
+      Fail("module: no container at depth %d, %s module has no child", depth, p.spec->kind->name);
     const auto named = p.module->named_children();  // a new dictionary: keep it while reading
     p.spec = p.spec->children.back().get();
     p.module = named[p.spec->name];
   }
-  if (!p.spec->kind->add_child) Fail("module: %s is not a container, it cannot have child modules", p.spec->kind->name);
+  if (!p.spec->kind->add_child)
+    Fail("module: %s is not a container, it cannot have child modules", p.spec->kind->name);
   return p;
 }
 
 }  // namespace
 
-void module(Handle container, const ModuleDefinition& definition) { module(container, 1, definition); }
+void module(Handle container, const ModuleDefinition& definition) {
+  module(container, 1, definition);
+}
 
 void module(Handle container, int depth, const ModuleDefinition& definition) {
   auto q = nn::ModuleOf("module", container, ObjectClass::kModule);
@@ -131,10 +141,12 @@ void module(Handle container, Handle child, int depth) {
   auto c = nn::ModuleOf("module", child, ObjectClass::kModule);
   Parent p = ParentAt(*q, depth);
   for (const auto& m : c->module().modules()) {
-    if (m.get() == p.module.get()) Fail("module: unable to add a module to itself or to one of its own children");
+    if (m.get() == p.module.get())
+      Fail("module: unable to add a module to itself or to one of its own children");
   }
   // A copy of the child's definition: the added child may be renamed by its new container.
-  AddChild(*p.spec, *p.module, *p.spec, Built{std::make_shared<ModuleSpec>(c->spec()), c->module_ptr()});
+  AddChild(*p.spec, *p.module, *p.spec,
+           Built{std::make_shared<ModuleSpec>(c->spec()), c->module_ptr()});
   HandleTable::Global().Release(child);
 }
 
@@ -144,7 +156,8 @@ std::vector<ModuleRow> describe(Handle q, bool all_options) {
   return rows;
 }
 
-Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode, const std::string& child) {
+Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode,
+               const std::string& child) {
   static constexpr const char* kNames[] = {"forward", "nforward", "eforward", "evaluate"};
   const char* fn = kNames[static_cast<int>(mode)];
   const Located located = Locate(fn, q, child);
@@ -161,7 +174,9 @@ Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode, c
     const bool was_training = module->is_training();
     const bool eval = mode == ForwardMode::kEval || mode == ForwardMode::kEvaluate;
     if (eval) module->eval();
-    absl::Cleanup restore = [&] { if (eval) module->train(was_training); };
+    absl::Cleanup restore = [&] {
+      if (eval) module->train(was_training);
+    };
     out = kind.forward(*module, inputs);
   }
   return nn::EmitOutput(fn, std::move(out), as_handle);
@@ -183,13 +198,16 @@ at::Tensor ParameterOf(const char* fn, Handle q, const std::string& name) {
 
 }  // namespace
 
-Handle parm(Handle q, const std::string& name) { return Own(Object(ParameterOf("parm", q, name)), "parm"); }
+Handle parm(Handle q, const std::string& name) {
+  return Own(Object(ParameterOf("parm", q, name)), "parm");
+}
 
 void parm(Handle q, const std::string& name, const Operand& value) {
   at::Tensor p = ParameterOf("parm", q, name);
   const at::Tensor v = Resolve("parm", {&value}).tensors[0];
   if (!v.sizes().equals(p.sizes())) {
-    Fail("parm: `%s has size %s, given a value of size %s", name, c10::str(p.sizes()), c10::str(v.sizes()));
+    Fail("parm: `%s has size %s, given a value of size %s", name, c10::str(p.sizes()),
+         c10::str(v.sizes()));
   }
   c10::NoGradGuard no_grad;
   p.copy_(v);
@@ -197,7 +215,8 @@ void parm(Handle q, const std::string& name, const Operand& value) {
 
 Handle parms(Handle q, const std::string& child) {
   TensorDict d;
-  for (const auto& item : Locate("parms", q, child).module->named_parameters()) d.insert(item.key(), item.value());
+  for (const auto& item : Locate("parms", q, child).module->named_parameters())
+    d.insert(item.key(), item.value());
   return Own(Object(std::move(d)), "parms");
 }
 
@@ -222,7 +241,8 @@ std::vector<std::pair<std::string, Handle>> children(Handle q, const std::string
   const Located parent = Locate("children", q, child);
   std::vector<std::pair<std::string, Handle>> out;
   for (const auto& item : parent.module->named_children()) {
-    out.emplace_back(item.key(), OwnModule("children", SpecOfChild(*parent.spec, item.key()), item.value()));
+    out.emplace_back(item.key(),
+                     OwnModule("children", SpecOfChild(*parent.spec, item.key()), item.value()));
   }
   return out;
 }
@@ -231,7 +251,8 @@ namespace {
 
 // Whether modules of this kind run a forward of their own (ktorch's hasforward).
 bool HasOwnForward(const nn::ModuleKind& kind) {
-  return kind.name != "sequential" && kind.name != "modulelist" && kind.name != "moduledict" && kind.name != "parmdict";
+  return kind.name != "sequential" && kind.name != "modulelist" && kind.name != "moduledict" &&
+         kind.name != "parmdict";
 }
 
 std::string ForwardEnd(const nn::ModuleSpec& s, bool input) {
@@ -243,7 +264,8 @@ std::string ForwardEnd(const nn::ModuleSpec& s, bool input) {
 std::string ForwardEndOf(const char* fn, Handle h, bool input) {
   switch (class_(h)) {
     case ObjectClass::kLoss: return "";
-    case ObjectClass::kModule: return ForwardEnd(nn::ModuleOf(fn, h, ObjectClass::kModule)->spec(), input);
+    case ObjectClass::kModule:
+      return ForwardEnd(nn::ModuleOf(fn, h, ObjectClass::kModule)->spec(), input);
     case ObjectClass::kModel: return ForwardEnd(nn::ModelOf(fn, h)->model().module->spec(), input);
     case ObjectClass::kOptimizer: Fail("%s: not implemented for optimizers", fn);
     case ObjectClass::kGroup: Fail("%s: not implemented for groups", fn);
@@ -256,8 +278,12 @@ std::string ForwardEndOf(const char* fn, Handle h, bool input) {
 std::string inputmodule(Handle h) { return ForwardEndOf("inputmodule", h, true); }
 std::string outputmodule(Handle h) { return ForwardEndOf("outputmodule", h, false); }
 
-bool training(Handle q) { return nn::ModuleOf("training", q, ObjectClass::kModule)->module().is_training(); }
+bool training(Handle q) {
+  return nn::ModuleOf("training", q, ObjectClass::kModule)->module().is_training();
+}
 
-void training(Handle q, bool flag) { nn::ModuleOf("training", q, ObjectClass::kModule)->module().train(flag); }
+void training(Handle q, bool flag) {
+  nn::ModuleOf("training", q, ObjectClass::kModule)->module().train(flag);
+}
 
 }  // namespace kscope

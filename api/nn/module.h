@@ -16,15 +16,15 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "api/nn/options.h"
 #include "api/core/operand.h"
+#include "api/nn/options.h"
 #include "runtime/handle.h"
 
 namespace kscope {
 
 struct ModuleDefinition {
   std::string kind;
-  std::string name;                      // optional
+  std::string name;  // optional
   std::vector<nn::OptionValue> positional;
   nn::NamedValues named;
   std::vector<ModuleDefinition> children;  // containers only
@@ -46,7 +46,7 @@ void module(Handle container, Handle child, int depth = 1);
 
 // One module of a definition tree, as ktorch's `module q` shows it.
 struct ModuleRow {
-  int depth;           // 0 for q itself
+  int depth;  // 0 for q itself
   std::string kind;
   std::string name;
   nn::NamedValues options;  // all options, or only those that differ from the defaults
@@ -70,7 +70,9 @@ inline Result forward(Handle q, const Operand& x) { return forward(q, absl::Make
 inline Result nforward(Handle q, const Operand& x) {
   return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kNoGrad);
 }
-inline Result eforward(Handle q, const Operand& x) { return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEval); }
+inline Result eforward(Handle q, const Operand& x) {
+  return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEval);
+}
 inline Result evaluate(Handle q, const Operand& x) {
   return forward(q, absl::MakeConstSpan(&x, 1), ForwardMode::kEvaluate);
 }

@@ -29,20 +29,26 @@ namespace kscope::nn {
 std::vector<ModuleKind> ActivationKinds();  // relu .. mish, softmax softmin logsoftmax
 std::vector<ModuleKind> DropoutKinds();     // drop drop2d drop3d adrop fadrop
 std::vector<ModuleKind> ConvKinds();        // conv1d conv2d conv3d convtranspose1d-3d
-std::vector<ModuleKind> PoolKinds();        // maxpool avgpool adaptavg adaptmax (1d 2d 3d) fmaxpool lppool
-std::vector<ModuleKind> NormKinds();        // batchnorm instancenorm (1d 2d 3d) groupnorm layernorm localnorm crossmap2d
-std::vector<ModuleKind> EmbedKinds();       // embed embedbag
-std::vector<ModuleKind> ResampleKinds();    // upsample interpolate fold unfold
-std::vector<ModuleKind> DistanceKinds();    // normalize pairwise similar bilinear
-std::vector<ModuleKind> PaddingKinds();     // pad1d pad2d pad3d reflect1d reflect2d replicate1d-3d zeropad2d
-std::vector<ModuleKind> RecurrentKinds();   // rnn gru lstm
-std::vector<ModuleKind> TransformerKinds(); // attention transformer encoderlayer decoderlayer encoder decoder
-std::vector<ModuleKind> ContainerKinds();   // seqnest seqlist seqdict seqjoin fork residual recur ...
-ModuleKind CallbackKind();                  // callback (api/nn/callback_registry.h)
+std::vector<ModuleKind>
+PoolKinds();  // maxpool avgpool adaptavg adaptmax (1d 2d 3d) fmaxpool lppool
+std::vector<ModuleKind>
+NormKinds();  // batchnorm instancenorm (1d 2d 3d) groupnorm layernorm localnorm crossmap2d
+std::vector<ModuleKind> EmbedKinds();     // embed embedbag
+std::vector<ModuleKind> ResampleKinds();  // upsample interpolate fold unfold
+std::vector<ModuleKind> DistanceKinds();  // normalize pairwise similar bilinear
+std::vector<ModuleKind>
+PaddingKinds();  // pad1d pad2d pad3d reflect1d reflect2d replicate1d-3d zeropad2d
+std::vector<ModuleKind> RecurrentKinds();  // rnn gru lstm
+std::vector<ModuleKind>
+TransformerKinds();  // attention transformer encoderlayer decoderlayer encoder decoder
+std::vector<ModuleKind>
+ContainerKinds();           // seqnest seqlist seqdict seqjoin fork residual recur ...
+ModuleKind CallbackKind();  // callback (api/nn/callback_registry.h)
 // The k-api layers (not PyTorch modules; ktorch's docs/kmodules.rst):
-std::vector<ModuleKind> KShapeKinds();      // cat mul matmul expand reshape permute transpose squeeze ...
-std::vector<ModuleKind> KTransformKinds();  // onehot pad randomcrop randomflip zscore droppath
-std::vector<ModuleKind> KEmbedKinds();      // embedpos embedseq
+std::vector<ModuleKind>
+KShapeKinds();  // cat mul matmul expand reshape permute transpose squeeze ...
+std::vector<ModuleKind> KTransformKinds();     // onehot pad randomcrop randomflip zscore droppath
+std::vector<ModuleKind> KEmbedKinds();         // embedpos embedseq
 std::vector<ModuleKind> SelfAttentionKinds();  // selfattention
 
 // A leaf kind whose libtorch class is Impl, made by `make`, whose forward takes `Inputs`
@@ -51,31 +57,37 @@ std::vector<ModuleKind> SelfAttentionKinds();  // selfattention
 template <typename Impl, std::size_t Inputs = 1>
 ModuleKind LeafKind(std::string name, std::vector<OptionSpec> specs, ModuleKind::Make make) {
   using torch::nn::Module;
-  return ModuleKind{
-      std::move(name), std::move(specs), std::move(make),
-      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
-        return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
-      },
-      Inputs, Inputs,
-      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
-      nullptr};
+  return ModuleKind{std::move(name),
+                    std::move(specs),
+                    std::move(make),
+                    [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+                      return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
+                    },
+                    Inputs,
+                    Inputs,
+                    [](const std::shared_ptr<Module>& m) {
+                      return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m));
+                    },
+                    nullptr};
 }
 
 // A leaf kind built as Impl(options(o)): `options` maps the parsed options onto libtorch's.
 template <typename Impl, std::size_t Inputs = 1, typename MakeOptions>
 ModuleKind Leaf(std::string name, std::vector<OptionSpec> specs, MakeOptions options) {
-  return LeafKind<Impl, Inputs>(std::move(name), std::move(specs),
-                        [options](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
-                          return std::make_shared<Impl>(options(o));
-                        });
+  return LeafKind<Impl, Inputs>(
+      std::move(name), std::move(specs),
+      [options](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
+        return std::make_shared<Impl>(options(o));
+      });
 }
 
 // A leaf kind without options.
 template <typename Impl>
 ModuleKind Plain(std::string name) {
-  return LeafKind<Impl>(std::move(name), {}, [](const OptionSet&) -> std::shared_ptr<torch::nn::Module> {
-    return std::make_shared<Impl>();
-  });
+  return LeafKind<Impl>(std::move(name), {},
+                        [](const OptionSet&) -> std::shared_ptr<torch::nn::Module> {
+                          return std::make_shared<Impl>();
+                        });
 }
 
 // ktorch's `parms and `buffers options (tensors by name, none by default), and registering
@@ -107,7 +119,8 @@ inline OptionSpec Inplace() { return {"inplace", OptionType::kBool, false}; }
 
 // Fails naming the kind unless `ok`: "<kind>: <message>".
 template <typename... Args>
-void Check(bool ok, const OptionSet& o, const absl::FormatSpec<Args...>& message, const Args&... args) {
+void Check(bool ok, const OptionSet& o, const absl::FormatSpec<Args...>& message,
+           const Args&... args) {
   if (!ok) Fail("%s: %s", o.kind(), absl::StrFormat(message, args...));
 }
 

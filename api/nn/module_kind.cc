@@ -22,11 +22,16 @@ std::vector<std::string> NamesOf(const std::vector<ModuleKind>& kinds) {
 
 const ModuleKind& OpaqueKind() {
   static const ModuleKind* const kind = new ModuleKind{
-      "libtorch", {}, nullptr,
+      "libtorch",
+      {},
+      nullptr,
       [](torch::nn::Module& m, const std::vector<at::Tensor>&) -> ModuleOutput {
         Fail("forward: %s has no kscope definition, it runs only inside its parent", m.name());
       },
-      0, 8, nullptr, nullptr};
+      0,
+      8,
+      nullptr,
+      nullptr};
   return *kind;
 }
 

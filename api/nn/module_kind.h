@@ -40,11 +40,11 @@ struct ModuleKind {
   std::string name;
   std::vector<OptionSpec> options;
   Make make;
-  Forward forward;        // the module's forward (or a loss's computation) on its inputs
-  std::size_t inputs;     // the fewest tensors forward takes
-  std::size_t max_inputs; // the most
-  Wrap any;               // leaf kinds: the module as a type-erased child; null for containers
-  AddChild add_child;     // containers only
+  Forward forward;         // the module's forward (or a loss's computation) on its inputs
+  std::size_t inputs;      // the fewest tensors forward takes
+  std::size_t max_inputs;  // the most
+  Wrap any;                // leaf kinds: the module as a type-erased child; null for containers
+  AddChild add_child;      // containers only
   // Leaf kinds built of other layers: each internal child's name and the kind ktorch reports
   // for it (embedseq: tok embed, pos embedpos), for moduletypes and parmtypes.
   std::vector<std::pair<std::string, std::string>> internal = {};
@@ -52,7 +52,8 @@ struct ModuleKind {
 
 // Impl's forward on the inputs x[0], x[1], ... (the caller checked there are enough).
 template <typename Impl, std::size_t... I>
-auto ApplyForward(torch::nn::Module& m, const std::vector<at::Tensor>& x, std::index_sequence<I...>) {
+auto ApplyForward(torch::nn::Module& m, const std::vector<at::Tensor>& x,
+                  std::index_sequence<I...>) {
   return dynamic_cast<Impl&>(m).forward(x[I]...);
 }
 

@@ -42,7 +42,9 @@ std::shared_ptr<CompositeObject> CompositeOf(const char* fn, Handle h, ObjectCla
   HandleTable::Global().Read(h, [&](const Object& o) {
     if (o.composite() != nullptr && o.object_class() == expected) found = o.composite_ptr();
   });
-  if (!found) Fail("%s: expected %s, given %s", fn, ClassName(expected), ClassName(HandleTable::Global().Info(h).object_class));
+  if (!found)
+    Fail("%s: expected %s, given %s", fn, ClassName(expected),
+         ClassName(HandleTable::Global().Info(h).object_class));
   return found;
 }
 

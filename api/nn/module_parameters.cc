@@ -11,8 +11,8 @@
 #include "api/model/model_object.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
-#include "runtime/names.h"
 #include "runtime/handle_table.h"
+#include "runtime/names.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
@@ -59,7 +59,8 @@ std::vector<Submodule> Submodules(const ModuleSpec& spec, const torch::nn::Modul
 // pos).
 NameKinds AllKinds(const ModuleObject& q) {
   NameKinds out;
-  const auto add = [&](const std::string& name, const ModuleSpec& spec, const torch::nn::Module& m) {
+  const auto add = [&](const std::string& name, const ModuleSpec& spec,
+                       const torch::nn::Module& m) {
     out.emplace_back(name, spec.kind->name);
     const auto named = m.named_children();  // a new dictionary: keep it while reading
     for (const auto& [child, kind] : spec.kind->internal) {
@@ -81,8 +82,8 @@ Submodule Find(const char* fn, const ModuleObject& q, const std::string& child) 
 }
 
 // The tensors `names` name among `named` (q's parameters or buffers, a `what`).
-std::vector<at::Tensor> Lookup(const char* fn, const char* what, const ModuleObject& q, const TensorDict& named,
-                               const std::vector<std::string>& names) {
+std::vector<at::Tensor> Lookup(const char* fn, const char* what, const ModuleObject& q,
+                               const TensorDict& named, const std::vector<std::string>& names) {
   std::vector<at::Tensor> found;
   found.reserve(names.size());
   for (const std::string& name : names) {
@@ -97,11 +98,13 @@ std::vector<at::Tensor> Lookup(const char* fn, const char* what, const ModuleObj
 // its target's size.
 void CopyIn(const char* fn, const char* what, const std::vector<std::string>& names,
             const std::vector<at::Tensor>& targets, const std::vector<Operand>& values) {
-  if (values.size() != names.size()) Fail("%s: %d name(s) but %d value(s)", fn, names.size(), values.size());
+  if (values.size() != names.size())
+    Fail("%s: %d name(s) but %d value(s)", fn, names.size(), values.size());
   const Resolved in = Resolve(fn, values);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (targets[i].sizes() != in.tensors[i].sizes()) {
-      Fail("%s: size mismatch for %s `%s, %s vs %s", fn, what, names[i], SizeText(targets[i].sizes()), SizeText(in.tensors[i].sizes()));
+      Fail("%s: size mismatch for %s `%s, %s vs %s", fn, what, names[i],
+           SizeText(targets[i].sizes()), SizeText(in.tensors[i].sizes()));
     }
   }
   c10::AutoGradMode no_grad(false);
@@ -114,7 +117,8 @@ void SetRequiresGrad(const char* fn, bool flag, Handle q, const std::vector<std:
                      const std::vector<Operand>* values) {
   auto m = ModuleOf(fn, q);
   const TensorDict parms = m->module().named_parameters();
-  const std::vector<at::Tensor> targets = names ? Lookup(fn, "parameter", *m, parms, *names) : parms.values();
+  const std::vector<at::Tensor> targets =
+      names ? Lookup(fn, "parameter", *m, parms, *names) : parms.values();
   if (values) CopyIn(fn, "parameter", *names, targets, *values);
   for (const at::Tensor& t : targets) t.requires_grad_(flag);
 }
@@ -126,7 +130,8 @@ TensorDict DictOf(const char* fn, Handle d) {
     if (o.dict() != nullptr) out = *o.dict();
   });
   const ObjectClass given = HandleTable::Global().Info(d).object_class;
-  if (given != ObjectClass::kDictionary) Fail("%s: expected dictionary, given %s", fn, ClassName(given));
+  if (given != ObjectClass::kDictionary)
+    Fail("%s: expected dictionary, given %s", fn, ClassName(given));
   return out;
 }
 
@@ -143,7 +148,8 @@ void Put(TensorDict& d, const std::string& key, at::Tensor value) {
 double CountOf(const TensorDict& d) {
   const at::Tensor* n = d.find(kCount);
   if (n == nullptr) return 1;
-  if (n->numel() != 1 || n->is_complex() || n->scalar_type() == at::kBool || !(n->item<double>() >= 1)) {
+  if (n->numel() != 1 || n->is_complex() || n->scalar_type() == at::kBool ||
+      !(n->item<double>() >= 1)) {
     Fail("avgparms: key `%s must hold a count, a number scalar of at least 1", kCount);
   }
   return n->item<double>();
@@ -153,12 +159,14 @@ double CountOf(const TensorDict& d) {
 
 Handle buffer(Handle q, const std::string& name) {
   auto m = ModuleOf("buffer", q);
-  return Own(Object(Lookup("buffer", "buffer", *m, m->module().named_buffers(), {name})[0]), "buffer");
+  return Own(Object(Lookup("buffer", "buffer", *m, m->module().named_buffers(), {name})[0]),
+             "buffer");
 }
 
 void buffer(Handle q, const std::string& name, const Operand& value) {
   auto m = ModuleOf("buffer", q);
-  CopyIn("buffer", "buffer", {name}, Lookup("buffer", "buffer", *m, m->module().named_buffers(), {name}), {value});
+  CopyIn("buffer", "buffer", {name},
+         Lookup("buffer", "buffer", *m, m->module().named_buffers(), {name}), {value});
 }
 
 Handle buffers(Handle q, const std::string& child) {
@@ -166,7 +174,9 @@ Handle buffers(Handle q, const std::string& child) {
   return Own(Object(s.module->named_buffers()), "buffers");
 }
 
-std::vector<std::string> buffernames(Handle q) { return ModuleOf("buffernames", q)->module().named_buffers().keys(); }
+std::vector<std::string> buffernames(Handle q) {
+  return ModuleOf("buffernames", q)->module().named_buffers().keys();
+}
 
 std::vector<std::string> names(Handle q, const std::string& child) {
   const Submodule s = Find("names", *ModuleOf("names", q), child);
@@ -179,7 +189,8 @@ std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string&
   const Submodule s = Find("modules", *ModuleOf("modules", q), child);
   std::vector<std::pair<std::string, Handle>> out;
   for (Submodule& sub : Submodules(*s.spec, *s.module)) {
-    auto object = std::make_shared<ModuleObject>(ObjectClass::kModule, std::move(sub.spec), std::move(sub.module));
+    auto object = std::make_shared<ModuleObject>(ObjectClass::kModule, std::move(sub.spec),
+                                                 std::move(sub.module));
     out.emplace_back(std::move(sub.name), Own(Object(std::move(object)), "modules"));
   }
   return out;
@@ -188,7 +199,8 @@ std::vector<std::pair<std::string, Handle>> modules(Handle q, const std::string&
 NameKinds moduletypes(Handle q, const std::vector<std::string>& types) {
   NameKinds out;
   for (auto& [name, kind] : AllKinds(*ModuleOf("moduletypes", q))) {
-    if (types.empty() || std::find(types.begin(), types.end(), kind) != types.end()) out.emplace_back(name, kind);
+    if (types.empty() || std::find(types.begin(), types.end(), kind) != types.end())
+      out.emplace_back(name, kind);
   }
   return out;
 }
@@ -214,12 +226,16 @@ NameKinds parmtypes(Handle q) {
 }
 
 void freeze(Handle q) { SetRequiresGrad("freeze", false, q, nullptr, nullptr); }
-void freeze(Handle q, const std::vector<std::string>& names) { SetRequiresGrad("freeze", false, q, &names, nullptr); }
+void freeze(Handle q, const std::vector<std::string>& names) {
+  SetRequiresGrad("freeze", false, q, &names, nullptr);
+}
 void freeze(Handle q, const std::vector<std::string>& names, const std::vector<Operand>& values) {
   SetRequiresGrad("freeze", false, q, &names, &values);
 }
 void unfreeze(Handle q) { SetRequiresGrad("unfreeze", true, q, nullptr, nullptr); }
-void unfreeze(Handle q, const std::vector<std::string>& names) { SetRequiresGrad("unfreeze", true, q, &names, nullptr); }
+void unfreeze(Handle q, const std::vector<std::string>& names) {
+  SetRequiresGrad("unfreeze", true, q, &names, nullptr);
+}
 void unfreeze(Handle q, const std::vector<std::string>& names, const std::vector<Operand>& values) {
   SetRequiresGrad("unfreeze", true, q, &names, &values);
 }
@@ -256,7 +272,8 @@ std::int64_t avgparms(Handle q, Handle d) {
     const at::Tensor* a = average.find(p.key());
     if (a == nullptr) Fail("avgparms: parameter %s not found, unable to compute average", p.key());
     if (a->sizes() != p.value().sizes()) {
-      Fail("avgparms: size mismatch for parameter `%s, %s vs %s", p.key(), SizeText(p.value().sizes()), SizeText(a->sizes()));
+      Fail("avgparms: size mismatch for parameter `%s, %s vs %s", p.key(),
+           SizeText(p.value().sizes()), SizeText(a->sizes()));
     }
   }
   {

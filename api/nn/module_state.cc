@@ -6,9 +6,9 @@
 #include <torch/nn/module.h>
 
 #include "absl/strings/str_join.h"
-#include "api/nn/module_object.h"
 #include "api/core/pointer.h"
 #include "api/core/values.h"
+#include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/names.h"
 
@@ -64,18 +64,20 @@ TensorDict HostCopies(const TensorDict& d) {
 
 // Checks that `given` (state row i) holds a value of the right size for each of the module's
 // own tensors (`what`s), and nothing else.
-void CheckValues(const char* what, const TensorDict& own, const TensorDict& given, const ModuleRow& row,
-                 std::size_t i) {
+void CheckValues(const char* what, const TensorDict& own, const TensorDict& given,
+                 const ModuleRow& row, std::size_t i) {
   for (const auto& t : own) {
     const at::Tensor* g = given.find(t.key());
-    if (g == nullptr) Fail("module: no value for %s `%s of %s module in state row %d", what, t.key(), row.kind, i);
+    if (g == nullptr)
+      Fail("module: no value for %s `%s of %s module in state row %d", what, t.key(), row.kind, i);
     if (g->sizes() != t.value().sizes()) {
-      Fail("module: size mismatch for %s `%s of %s module in state row %d, %s vs %s", what, t.key(), row.kind, i,
-           SizeText(t.value().sizes()), SizeText(g->sizes()));
+      Fail("module: size mismatch for %s `%s of %s module in state row %d, %s vs %s", what, t.key(),
+           row.kind, i, SizeText(t.value().sizes()), SizeText(g->sizes()));
     }
   }
   for (const auto& g : given) {
-    if (!own.contains(g.key())) Fail("module: no %s `%s in %s module (state row %d)", what, g.key(), row.kind, i);
+    if (!own.contains(g.key()))
+      Fail("module: no %s `%s in %s module (state row %d)", what, g.key(), row.kind, i);
   }
 }
 
@@ -89,7 +91,9 @@ void Replicate(const TensorDict& from, const TensorDict& to) {
   for (const auto& t : to) t.value().set_data(from[t.key()].detach().clone());
 }
 
-ModuleDefinition DefinitionOf(const ModuleRow& row) { return ModuleDefinition{row.kind, row.name, {}, row.options, {}}; }
+ModuleDefinition DefinitionOf(const ModuleRow& row) {
+  return ModuleDefinition{row.kind, row.name, {}, row.options, {}};
+}
 
 // Runs `fill` on the new module h; frees h if it throws.
 template <typename Fill>
@@ -120,7 +124,8 @@ ModuleState state(Handle q, bool all_options) {
 
 ModuleDefinition definition(const std::vector<ModuleRow>& rows) {
   if (rows.empty()) Fail("module: no module definition rows");
-  if (rows[0].depth != 0) Fail("module: the first definition row must be at depth 0, given depth %d", rows[0].depth);
+  if (rows[0].depth != 0)
+    Fail("module: the first definition row must be at depth 0, given depth %d", rows[0].depth);
   ModuleDefinition root = DefinitionOf(rows[0]);
   std::vector<ModuleDefinition*> path = {&root};  // the open definition at each depth
   for (std::size_t i = 1; i < rows.size(); ++i) {

@@ -47,21 +47,24 @@ ParameterBatch ModuleBatch(const ParameterSource& source) {
       continue;
     }
     const std::string prefix = key + ".";
-    if (std::none_of(named.begin(), named.end(), [&](const auto& item) { return absl::StartsWith(item.key(), prefix); })) {
+    if (std::none_of(named.begin(), named.end(),
+                     [&](const auto& item) { return absl::StartsWith(item.key(), prefix); })) {
       Fail("opt: no parameter or child module `%s in %s module", key, m->spec().kind->name);
     }
     chosen.push_back(key);
   }
   for (std::int64_t i : source.indices) {
     if (i < 0 || i >= static_cast<std::int64_t>(children.size())) {
-      Fail("opt: child index %d invalid for %s module with %d child module(s)", i, m->spec().kind->name, children.size());
+      Fail("opt: child index %d invalid for %s module with %d child module(s)", i,
+           m->spec().kind->name, children.size());
     }
     chosen.push_back(children[i]);
   }
   for (const std::string& child : chosen) {
     const std::string prefix = child + ".";
     for (const auto& item : named) {
-      if (item.key().compare(0, prefix.size(), prefix) == 0) batch.parameters.emplace_back(item.key(), item.value());
+      if (item.key().compare(0, prefix.size(), prefix) == 0)
+        batch.parameters.emplace_back(item.key(), item.value());
     }
   }
   return batch;
@@ -73,13 +76,16 @@ ParameterBatch LooseBatch(const ParameterSource& source) {
   const Object o = HandleTable::Global().Get(source.from);
   std::vector<std::pair<std::string, at::Tensor>> chosen;
   if (const at::Tensor* t = o.tensor()) {
-    if (!source.keys.empty() || !source.indices.empty()) Fail("opt: a tensor takes no keys or indices");
+    if (!source.keys.empty() || !source.indices.empty())
+      Fail("opt: a tensor takes no keys or indices");
     chosen.emplace_back("0", *t);
   } else if (const TensorVector* v = o.vector()) {
     if (!source.keys.empty()) Fail("opt: a vector takes indices, not keys");
-    for (std::size_t i = 0; source.indices.empty() && i < v->size(); ++i) chosen.emplace_back(std::to_string(i), (*v)[i]);
+    for (std::size_t i = 0; source.indices.empty() && i < v->size(); ++i)
+      chosen.emplace_back(std::to_string(i), (*v)[i]);
     for (std::int64_t i : source.indices) {
-      if (i < 0 || i >= static_cast<std::int64_t>(v->size())) Fail("opt: vector index %d invalid for %d tensor(s)", i, v->size());
+      if (i < 0 || i >= static_cast<std::int64_t>(v->size()))
+        Fail("opt: vector index %d invalid for %d tensor(s)", i, v->size());
       chosen.emplace_back(std::to_string(i), (*v)[i]);
     }
   } else if (const TensorDict* d = o.dict()) {
@@ -104,12 +110,10 @@ ParameterBatch BatchOf(const ParameterSource& source) {
   const ObjectClass c = HandleTable::Global().Info(source.from).object_class;
   switch (c) {
     case ObjectClass::kModule:
-    case ObjectClass::kModel:
-      return ModuleBatch(source);
+    case ObjectClass::kModel: return ModuleBatch(source);
     case ObjectClass::kTensor:
     case ObjectClass::kVector:
-    case ObjectClass::kDictionary:
-      return LooseBatch(source);
+    case ObjectClass::kDictionary: return LooseBatch(source);
     default:
       Fail("opt: expected module, model, tensor, vector or dictionary, given %s", ClassName(c));
   }
@@ -117,7 +121,8 @@ ParameterBatch BatchOf(const ParameterSource& source) {
 
 // `base` with the options given positionally and by name put in.
 nn::OptionSet Override(const nn::OptimizerKind& kind, const nn::OptionSet& base,
-                       const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+                       const std::vector<nn::OptionValue>& positional,
+                       const nn::NamedValues& named) {
   const nn::OptionSet given = nn::OptionSet::Parse(kind.name, kind.options, positional, named);
   const std::vector<std::string> names = nn::OptionNames(kind.options);
   absl::flat_hash_set<std::string> chosen(names.begin(), names.begin() + positional.size());
@@ -136,7 +141,8 @@ std::string HolderKind(const nn::ParameterHolder& holder, const std::string& nam
   const nn::ModuleSpec* spec = holder.spec.get();
   const std::vector<absl::string_view> path = absl::StrSplit(name, '.');
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    auto it = std::find_if(spec->children.begin(), spec->children.end(), [&](const auto& c) { return c->name == path[i]; });
+    auto it = std::find_if(spec->children.begin(), spec->children.end(),
+                           [&](const auto& c) { return c->name == path[i]; });
     if (it == spec->children.end()) break;
     spec = it->get();
   }
@@ -149,12 +155,13 @@ void CheckRate(double rate) {
 
 }  // namespace
 
-Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
+Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+           const nn::NamedValues& named) {
   return opt_group(kind, 0, ParameterSource{}, positional, named);
 }
 
-Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional,
-                  const nn::NamedValues& named) {
+Handle opt_module(const std::string& kind, Handle module,
+                  const std::vector<nn::OptionValue>& positional, const nn::NamedValues& named) {
   const ParameterSource source{module, {}, {}};
   nn::ModuleOrModelsModule("opt", source.from);  // a module or a model only, by this name
   return opt_group(kind, 0, source, positional, named);
@@ -195,7 +202,8 @@ OptimizerDescription describe_opt(Handle o, bool all_options) {
       const at::Tensor& p = groups[g].params()[i];
       const nn::ParameterOrigin& origin = spec.origins[g][i];
       d.parameters.push_back(OptimizerParameter{
-          static_cast<std::int64_t>(g), static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p.unsafeGetTensorImpl())),
+          static_cast<std::int64_t>(g),
+          static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p.unsafeGetTensorImpl())),
           HolderKind(spec.holders[origin.holder], origin.name), origin.name, p.sizes().vec()});
     }
   }
@@ -212,7 +220,8 @@ namespace {
 
 // The optimizer of handle h: an optimizer, or a model's (ktorch's lr m).
 std::shared_ptr<nn::OptimizerObject> OptimizerOrModels(const char* fn, Handle h) {
-  if (HandleTable::Global().Info(h).object_class == ObjectClass::kModel) return nn::ModelOf(fn, h)->model().optimizer;
+  if (HandleTable::Global().Info(h).object_class == ObjectClass::kModel)
+    return nn::ModelOf(fn, h)->model().optimizer;
   return nn::OptimizerOf(fn, h);
 }
 
@@ -220,7 +229,8 @@ std::shared_ptr<nn::OptimizerObject> OptimizerOrModels(const char* fn, Handle h)
 
 std::vector<double> lr(Handle o) {
   std::vector<double> rates;
-  for (const auto& group : OptimizerOrModels("lr", o)->optimizer().param_groups()) rates.push_back(group.options().get_lr());
+  for (const auto& group : OptimizerOrModels("lr", o)->optimizer().param_groups())
+    rates.push_back(group.options().get_lr());
   return rates;
 }
 
@@ -236,7 +246,8 @@ void lr(Handle o, const std::vector<double>& rates) {
     Fail("lr: %d rates given for %d groups", rates.size(), object->group_count());
   }
   for (double rate : rates) CheckRate(rate);
-  for (std::size_t g = 0; g < rates.size(); ++g) object->set_lr(static_cast<std::int64_t>(g), rates[g]);
+  for (std::size_t g = 0; g < rates.size(); ++g)
+    object->set_lr(static_cast<std::int64_t>(g), rates[g]);
 }
 
 }  // namespace kscope

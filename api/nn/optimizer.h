@@ -1,9 +1,9 @@
 // Optimizers: defining them the way ktorch users do (`` opt`sgd ``, `opt(`adam;q;opts..)`,
 // `opt(`adam;group;params;opts..)`), adding parameters and setting options group by group,
 // querying them back, stepping them and reading or setting their learning rates. Resetting the
-// gradients of an optimizer's (or a module's) parameters is zerograd/nograd in api/tensor/autograd.h;
-// clipping them is api/nn/clip.h; saving and restoring an optimizer's state is
-// api/nn/optimizer_state.h.
+// gradients of an optimizer's (or a module's) parameters is zerograd/nograd in
+// api/tensor/autograd.h; clipping them is api/nn/clip.h; saving and restoring an optimizer's state
+// is api/nn/optimizer_state.h.
 //
 // Options are given positionally, then by name, with ktorch's names and defaults (sgd: lr
 // momentum dampening decay nesterov; adam, adamw: lr beta1 beta2 eps decay amsgrad; adagrad:
@@ -64,7 +64,8 @@ Handle opt(const std::string& kind, const std::vector<nn::OptionValue>& position
            const nn::NamedValues& named = {});
 // opt(`adam;q;opts..): an optimizer over the parameters of module q, or of model q's module
 // ("opt: expected module or model, given tensor" for anything else).
-Handle opt_module(const std::string& kind, Handle module, const std::vector<nn::OptionValue>& positional = {},
+Handle opt_module(const std::string& kind, Handle module,
+                  const std::vector<nn::OptionValue>& positional = {},
                   const nn::NamedValues& named = {});
 // The same as opt_module, spelled opt. A template on exactly Handle so that a braced option
 // list never reads as a Handle: opt("sgd", {0.1}) and opt("adam", {}, {{"lr", 0.1}}) always
@@ -78,12 +79,14 @@ Handle opt(const std::string& kind, H module, const std::vector<nn::OptionValue>
 // opt(`adam;group;params;opts..): an optimizer whose parameters from `parameters` go to group
 // `group` (0, or 1 leaving group 0 empty); the options are the optimizer's.
 Handle opt_group(const std::string& kind, std::int64_t group, const ParameterSource& parameters,
-                 const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {});
+                 const std::vector<nn::OptionValue>& positional = {},
+                 const nn::NamedValues& named = {});
 // opt(o;group;params;opts..): adds parameters to group `group` of o, an existing group or the
 // next one (groups are consecutive), and sets the group's options when any are given (on top of
 // the group's current options; a new group starts from the optimizer's).
 void opt_edit(Handle o, std::int64_t group, const ParameterSource& parameters,
-              const std::vector<nn::OptionValue>& positional = {}, const nn::NamedValues& named = {});
+              const std::vector<nn::OptionValue>& positional = {},
+              const nn::NamedValues& named = {});
 
 // One row of ktorch's parms table: a parameter's group, its TensorImpl address (its `ptr`), the
 // kind of the module that holds it (`parmdict` for loose tensors), its name and size.
@@ -113,8 +116,8 @@ std::vector<std::string> opt_options(const std::string& kind);
 void step(Handle o);
 
 // The learning rate of each parameter group of optimizer o (or of model o's optimizer); setting
-// one rate for every group, or one rate per group. Rates must be non-negative (kscope::Error "lr: invalid learning rate -1"); one per
-// group ("lr: 3 rates given for 2 groups").
+// one rate for every group, or one rate per group. Rates must be non-negative (kscope::Error "lr:
+// invalid learning rate -1"); one per group ("lr: 3 rates given for 2 groups").
 std::vector<double> lr(Handle o);
 void lr(Handle o, double rate);
 void lr(Handle o, const std::vector<double>& rates);

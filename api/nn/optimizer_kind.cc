@@ -39,8 +39,8 @@ at::Tensor SavedBuffers::Like(const char* name, bool required) const {
     return at::Tensor();
   }
   if (t->sizes() != parameter_.sizes()) {
-    Fail("opt: buffer `%s for parameter `%s has size %s, expecting %s", name, name_, absl::StrJoin(t->sizes(), " "),
-         absl::StrJoin(parameter_.sizes(), " "));
+    Fail("opt: buffer `%s for parameter `%s has size %s, expecting %s", name, name_,
+         absl::StrJoin(t->sizes(), " "), absl::StrJoin(parameter_.sizes(), " "));
   }
   return t->to(parameter_.options(), /*non_blocking=*/false, /*copy=*/true);
 }

@@ -21,8 +21,8 @@
 #include <torch/optim/optimizer.h>
 
 #include "absl/strings/string_view.h"
-#include "api/nn/options.h"
 #include "api/nn/optimizer_state.h"
+#include "api/nn/options.h"
 
 namespace kscope::nn {
 
@@ -38,7 +38,8 @@ StateKey StateKeyOf(const at::Tensor& parameter);
 // from the parameter's.
 class SavedBuffers {
  public:
-  SavedBuffers(const std::string& parameter_name, const at::Tensor& parameter, const OptimizerBuffers& buffers)
+  SavedBuffers(const std::string& parameter_name, const at::Tensor& parameter,
+               const OptimizerBuffers& buffers)
       : name_(parameter_name), parameter_(parameter), buffers_(buffers) {}
 
   // A buffer of the parameter's size, device and type; undefined if absent and not required.
@@ -63,16 +64,19 @@ struct OptimizerKind {
   using Make = std::function<std::shared_ptr<torch::optim::Optimizer>(
       std::vector<torch::optim::OptimizerParamGroup> groups, const OptionSet& defaults)>;
   // libtorch's options for one parameter group (values not checked: make() checks them).
-  using GroupOptions = std::function<std::unique_ptr<torch::optim::OptimizerOptions>(const OptionSet& options)>;
+  using GroupOptions =
+      std::function<std::unique_ptr<torch::optim::OptimizerOptions>(const OptionSet& options)>;
   // The defined state tensors of one parameter, as libtorch holds them (for accounting).
-  using State = std::function<std::vector<at::Tensor>(const torch::optim::OptimizerParamState& state)>;
+  using State =
+      std::function<std::vector<at::Tensor>(const torch::optim::OptimizerParamState& state)>;
   // One parameter's state as named buffers, in the order of `buffers`; counts as long scalars.
   using Save = std::function<OptimizerBuffers(const torch::optim::OptimizerParamState& state)>;
-  using Load = std::function<std::unique_ptr<torch::optim::OptimizerParamState>(const SavedBuffers& saved)>;
+  using Load =
+      std::function<std::unique_ptr<torch::optim::OptimizerParamState>(const SavedBuffers& saved)>;
   // The state libtorch makes for a parameter together with the optimizer (adagrad's sum), for a
   // parameter added later; null where state only appears at the first step.
-  using Initial = std::function<std::unique_ptr<torch::optim::OptimizerParamState>(const at::Tensor& parameter,
-                                                                                  const OptionSet& group)>;
+  using Initial = std::function<std::unique_ptr<torch::optim::OptimizerParamState>(
+      const at::Tensor& parameter, const OptionSet& group)>;
 
   std::string name;
   std::vector<OptionSpec> options;

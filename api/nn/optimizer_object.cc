@@ -29,14 +29,17 @@ void CheckNew(const torch::optim::Optimizer& optimizer, const ParameterBatch& ba
   }
   for (const auto& [name, p] : batch.parameters) {
     if (!p.is_leaf()) Fail("opt: parameter `%s is not a leaf tensor, it cannot be optimized", name);
-    if (!seen.insert(p.unsafeGetTensorImpl()).second) Fail("opt: parameter `%s is already optimized", name);
+    if (!seen.insert(p.unsafeGetTensorImpl()).second)
+      Fail("opt: parameter `%s is already optimized", name);
   }
 }
 
 }  // namespace
 
-std::shared_ptr<OptimizerObject> OptimizerObject::Make(const OptimizerKind& kind, const OptionSet& defaults) {
-  auto optimizer = kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, defaults);
+std::shared_ptr<OptimizerObject> OptimizerObject::Make(const OptimizerKind& kind,
+                                                       const OptionSet& defaults) {
+  auto optimizer =
+      kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, defaults);
   auto spec = std::make_shared<OptimizerSpec>(OptimizerSpec{&kind, defaults, {defaults}, {{}}, {}});
   return std::make_shared<OptimizerObject>(std::move(spec), std::move(optimizer));
 }
@@ -80,13 +83,15 @@ std::vector<at::Tensor> OptimizerObject::parameters() const {
 
 std::int64_t OptimizerObject::parameter_count() const {
   std::int64_t n = 0;
-  for (const auto& group : optimizer_->param_groups()) n += static_cast<std::int64_t>(group.params().size());
+  for (const auto& group : optimizer_->param_groups())
+    n += static_cast<std::int64_t>(group.params().size());
   return n;
 }
 
 std::string OptimizerObject::str() const {
   const torch::optim::Optimizer& optimizer = *optimizer_;
-  return absl::StrCat(c10::demangle(typeid(optimizer).name()), "(", OptionsText(spec_->groups.front().Values(true)), ")");
+  return absl::StrCat(c10::demangle(typeid(optimizer).name()), "(",
+                      OptionsText(spec_->groups.front().Values(true)), ")");
 }
 
 void OptimizerObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) {
@@ -104,11 +109,13 @@ const OptionSet& OptimizerObject::group_options(std::int64_t group) const {
 void OptimizerObject::Add(std::int64_t group, ParameterBatch batch, const OptionSet* options) {
   const std::int64_t n = group_count();
   if (group < 0) Fail("opt: group %d invalid, cannot be negative", group);
-  if (group > n) Fail("opt: group %d invalid, cannot be greater than number of groups(%d)", group, n);
+  if (group > n)
+    Fail("opt: group %d invalid, cannot be greater than number of groups(%d)", group, n);
   const OptimizerKind& kind = *spec_->kind;
   if (group == n && !kind.groups) Fail("opt: %s does not support parameter groups", kind.name);
   CheckNew(*optimizer_, batch);
-  if (options != nullptr) kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, *options);
+  if (options != nullptr)
+    kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, *options);
   const OptionSet& settings = options != nullptr ? *options : group_options(group);
 
   // Checked: commit. Only the libtorch calls below allocate; they do not fail on checked input.
@@ -116,7 +123,8 @@ void OptimizerObject::Add(std::int64_t group, ParameterBatch batch, const Option
   std::vector<ParameterOrigin> origins;
   if (!batch.parameters.empty()) {
     std::size_t holder = 0;
-    while (holder < spec_->holders.size() && spec_->holders[holder].module != batch.holder.module) ++holder;
+    while (holder < spec_->holders.size() && spec_->holders[holder].module != batch.holder.module)
+      ++holder;
     if (holder == spec_->holders.size()) spec_->holders.push_back(std::move(batch.holder));
     for (auto& [name, p] : batch.parameters) {
       origins.push_back(ParameterOrigin{holder, std::move(name)});
@@ -124,21 +132,24 @@ void OptimizerObject::Add(std::int64_t group, ParameterBatch batch, const Option
     }
   }
   if (group == n) {
-    optimizer_->add_param_group(torch::optim::OptimizerParamGroup(tensors, kind.group_options(settings)));
+    optimizer_->add_param_group(
+        torch::optim::OptimizerParamGroup(tensors, kind.group_options(settings)));
     spec_->groups.push_back(settings);
     spec_->origins.push_back(std::move(origins));
   } else {
     auto& target = optimizer_->param_groups()[group];
     target.params().insert(target.params().end(), tensors.begin(), tensors.end());
     auto& targets = spec_->origins[group];
-    targets.insert(targets.end(), std::make_move_iterator(origins.begin()), std::make_move_iterator(origins.end()));
+    targets.insert(targets.end(), std::make_move_iterator(origins.begin()),
+                   std::make_move_iterator(origins.end()));
     if (options != nullptr) {
       target.set_options(kind.group_options(*options));
       spec_->groups[group] = *options;
     }
   }
   if (kind.initial) {
-    for (const at::Tensor& p : tensors) optimizer_->state()[StateKeyOf(p)] = kind.initial(p, settings);
+    for (const at::Tensor& p : tensors)
+      optimizer_->state()[StateKeyOf(p)] = kind.initial(p, settings);
   }
 }
 

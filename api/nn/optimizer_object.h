@@ -49,10 +49,10 @@ struct ParameterOrigin {
 
 struct OptimizerSpec {
   const OptimizerKind* kind;
-  OptionSet defaults;                                  // what a new group starts from
-  std::vector<OptionSet> groups;                       // each group's options
-  std::vector<std::vector<ParameterOrigin>> origins;   // each group's parameters
-  std::vector<ParameterHolder> holders;                // distinct modules
+  OptionSet defaults;                                 // what a new group starts from
+  std::vector<OptionSet> groups;                      // each group's options
+  std::vector<std::vector<ParameterOrigin>> origins;  // each group's parameters
+  std::vector<ParameterHolder> holders;               // distinct modules
 };
 
 // The parameters one argument of opt gives: their holder and their names and tensors in it.
@@ -63,11 +63,13 @@ struct ParameterBatch {
 
 class OptimizerObject : public CompositeObject {
  public:
-  OptimizerObject(std::shared_ptr<OptimizerSpec> spec, std::shared_ptr<torch::optim::Optimizer> optimizer)
+  OptimizerObject(std::shared_ptr<OptimizerSpec> spec,
+                  std::shared_ptr<torch::optim::Optimizer> optimizer)
       : spec_(std::move(spec)), optimizer_(std::move(optimizer)) {}
   // A new optimizer of `kind` with one empty parameter group (libtorch's `opt`sgd`); libtorch
   // checks the values of `defaults`.
-  static std::shared_ptr<OptimizerObject> Make(const OptimizerKind& kind, const OptionSet& defaults);
+  static std::shared_ptr<OptimizerObject> Make(const OptimizerKind& kind,
+                                               const OptionSet& defaults);
 
   ObjectClass object_class() const override { return ObjectClass::kOptimizer; }
   // The state buffers of every parameter, in parameter order (none before the first step).

@@ -16,14 +16,17 @@ namespace {
 using nn::OptimizerObject;
 
 // The options of each group, checked against the kind (one group of defaults if none given).
-std::vector<nn::OptionSet> GroupOptions(const nn::OptimizerKind& kind, const std::vector<nn::NamedValues>& given) {
+std::vector<nn::OptionSet> GroupOptions(const nn::OptimizerKind& kind,
+                                        const std::vector<nn::NamedValues>& given) {
   std::vector<nn::OptionSet> groups;
-  for (const nn::NamedValues& values : given) groups.push_back(nn::OptionSet::Parse(kind.name, kind.options, {}, values));
+  for (const nn::NamedValues& values : given)
+    groups.push_back(nn::OptionSet::Parse(kind.name, kind.options, {}, values));
   if (groups.empty()) groups.push_back(nn::OptionSet::Parse(kind.name, kind.options, {}, {}));
   return groups;
 }
 
-void CheckBufferNames(const nn::OptimizerKind& kind, const std::string& parameter, const OptimizerBuffers& buffers) {
+void CheckBufferNames(const nn::OptimizerKind& kind, const std::string& parameter,
+                      const OptimizerBuffers& buffers) {
   for (const auto& [name, value] : buffers) {
     if (std::find(kind.buffers.begin(), kind.buffers.end(), name) == kind.buffers.end()) {
       Fail("opt: unrecognized %s buffer `%s for parameter `%s", kind.name, name, parameter);
@@ -39,7 +42,8 @@ OptimizerState opt_state(Handle o, bool all_options) {
   const auto& state = object->optimizer().state();
   for (const at::Tensor& p : object->parameters()) {
     auto it = state.find(nn::StateKeyOf(p));
-    s.buffers.push_back(it == state.end() ? OptimizerBuffers{} : object->spec().kind->save(*it->second));
+    s.buffers.push_back(it == state.end() ? OptimizerBuffers{}
+                                          : object->spec().kind->save(*it->second));
   }
   return s;
 }
@@ -49,16 +53,19 @@ Handle opt(const OptimizerState& state, Handle module) {
   const nn::OptimizerKind* kind = nn::FindOptimizerKind(d.kind);
   if (kind == nullptr) Fail("unrecognized optimizer: %s", d.kind);
   if (!state.buffers.empty() && state.buffers.size() != d.parameters.size()) {
-    Fail("opt: buffers given for %d parameter(s), expecting %d", state.buffers.size(), d.parameters.size());
+    Fail("opt: buffers given for %d parameter(s), expecting %d", state.buffers.size(),
+         d.parameters.size());
   }
   auto m = nn::ModuleOrModelsModule("opt", module);
   const std::vector<nn::OptionSet> options = GroupOptions(*kind, d.options);
   const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
-  std::vector<nn::ParameterBatch> batches(options.size(), nn::ParameterBatch{{m->module_ptr(), m->spec_ptr()}, {}});
+  std::vector<nn::ParameterBatch> batches(options.size(),
+                                          nn::ParameterBatch{{m->module_ptr(), m->spec_ptr()}, {}});
   std::vector<at::Tensor> parameters;  // in row order
   for (const OptimizerParameter& row : d.parameters) {
     if (row.group < 0 || row.group >= static_cast<std::int64_t>(options.size())) {
-      Fail("opt: parameter `%s is in group %d, but %d group(s) are defined", row.name, row.group, options.size());
+      Fail("opt: parameter `%s is in group %d, but %d group(s) are defined", row.name, row.group,
+           options.size());
     }
     const at::Tensor* p = named.find(row.name);
     if (p == nullptr) Fail("opt: no parameter `%s in %s module", row.name, m->spec().kind->name);
@@ -69,10 +76,12 @@ Handle opt(const OptimizerState& state, Handle module) {
     batches[row.group].parameters.emplace_back(row.name, *p);
     parameters.push_back(*p);
   }
-  for (std::size_t i = 0; i < state.buffers.size(); ++i) CheckBufferNames(*kind, d.parameters[i].name, state.buffers[i]);
+  for (std::size_t i = 0; i < state.buffers.size(); ++i)
+    CheckBufferNames(*kind, d.parameters[i].name, state.buffers[i]);
 
   auto object = OptimizerObject::Make(*kind, options.front());
-  for (std::size_t g = 0; g < batches.size(); ++g) object->Add(static_cast<std::int64_t>(g), std::move(batches[g]), &options[g]);
+  for (std::size_t g = 0; g < batches.size(); ++g)
+    object->Add(static_cast<std::int64_t>(g), std::move(batches[g]), &options[g]);
   auto& slots = object->optimizer().state();
   for (std::size_t i = 0; i < state.buffers.size(); ++i) {
     if (state.buffers[i].empty()) continue;

@@ -57,11 +57,14 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
         *out = static_cast<double>(*j);
         return true;
       }
-      if (!std::holds_alternative<double>(value) && !(null && type == OptionType::kDoubleOrNull)) return false;
+      if (!std::holds_alternative<double>(value) && !(null && type == OptionType::kDoubleOrNull))
+        return false;
       break;
     case OptionType::kSymbol:
     case OptionType::kSymbolOrNull:
-      if (!std::holds_alternative<std::string>(value) && !(null && type == OptionType::kSymbolOrNull)) return false;
+      if (!std::holds_alternative<std::string>(value) &&
+          !(null && type == OptionType::kSymbolOrNull))
+        return false;
       break;
     case OptionType::kDoublesOrNull:
       if (j != nullptr) {
@@ -140,14 +143,16 @@ const char* TypeName(OptionType type) {
 OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
                            const std::vector<OptionValue>& positional, const NamedValues& named) {
   if (positional.size() > specs.size()) {
-    Fail("%s: %d positional option(s) given, expecting at most %d", kind, positional.size(), specs.size());
+    Fail("%s: %d positional option(s) given, expecting at most %d", kind, positional.size(),
+         specs.size());
   }
   std::vector<OptionValue> values(specs.size());
   std::vector<bool> given(specs.size(), false);
   auto set = [&](std::size_t i, const OptionValue& v) {
     if (given[i]) Fail("%s: option `%s given more than once", kind, specs[i].name);
     if (!Convert(specs[i].type, v, &values[i])) {
-      Fail("%s: option `%s expects %s, given %s", kind, specs[i].name, TypeName(specs[i].type), ValueName(v));
+      Fail("%s: option `%s expects %s, given %s", kind, specs[i].name, TypeName(specs[i].type),
+           ValueName(v));
     }
     given[i] = true;
   };
@@ -173,7 +178,9 @@ const OptionValue& OptionSet::At(const char* name) const {
   Fail("%s: no option `%s", kind_, name);
 }
 
-bool OptionSet::IsNull(const char* name) const { return std::holds_alternative<std::monostate>(At(name)); }
+bool OptionSet::IsNull(const char* name) const {
+  return std::holds_alternative<std::monostate>(At(name));
+}
 
 // Option `name` as a T; a value of another type is the caller's mistake reading the option,
 // reported as kscope::Error naming the kind and option rather than std::bad_variant_access.
@@ -187,7 +194,9 @@ const T& OptionSet::Typed(const char* name, const char* wanted) const {
 bool OptionSet::Bool(const char* name) const { return Typed<bool>(name, "boolean"); }
 std::int64_t OptionSet::Long(const char* name) const { return Typed<std::int64_t>(name, "long"); }
 double OptionSet::Double(const char* name) const { return Typed<double>(name, "double"); }
-const std::string& OptionSet::Symbol(const char* name) const { return Typed<std::string>(name, "symbol"); }
+const std::string& OptionSet::Symbol(const char* name) const {
+  return Typed<std::string>(name, "symbol");
+}
 const std::vector<std::int64_t>& OptionSet::Longs(const char* name) const {
   return Typed<std::vector<std::int64_t>>(name, "long list");
 }
@@ -197,14 +206,18 @@ const std::vector<double>& OptionSet::Doubles(const char* name) const {
 const std::vector<std::string>& OptionSet::Symbols(const char* name) const {
   return Typed<std::vector<std::string>>(name, "symbol list");
 }
-const NamedTensors& OptionSet::Tensors(const char* name) const { return Typed<NamedTensors>(name, "tensors by name"); }
+const NamedTensors& OptionSet::Tensors(const char* name) const {
+  return Typed<NamedTensors>(name, "tensors by name");
+}
 
 bool operator==(const NamedTensors& a, const NamedTensors& b) {
   if (a.names != b.names || a.tensors.size() != b.tensors.size()) return false;
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
     const at::Tensor& x = a.tensors[i];
     const at::Tensor& y = b.tensors[i];
-    if (x.sizes() != y.sizes() || x.scalar_type() != y.scalar_type() || !at::equal(x.cpu(), y.cpu())) return false;
+    if (x.sizes() != y.sizes() || x.scalar_type() != y.scalar_type() ||
+        !at::equal(x.cpu(), y.cpu()))
+      return false;
   }
   return true;
 }
@@ -217,12 +230,16 @@ struct TextOf {
   std::string operator()(std::int64_t j) const { return absl::StrCat(j); }
   std::string operator()(double f) const { return absl::StrFormat("%g", f); }
   std::string operator()(const std::string& s) const { return s; }
-  std::string operator()(const NamedTensors& t) const { return absl::StrCat("[", absl::StrJoin(t.names, ", "), "]"); }
+  std::string operator()(const NamedTensors& t) const {
+    return absl::StrCat("[", absl::StrJoin(t.names, ", "), "]");
+  }
   template <typename T>
   std::string operator()(const std::vector<T>& items) const {
-    return absl::StrCat("[", absl::StrJoin(items, ", ", [this](std::string* out, const T& item) {
-      out->append((*this)(item));
-    }), "]");
+    return absl::StrCat(
+        "[",
+        absl::StrJoin(items, ", ",
+                      [this](std::string* out, const T& item) { out->append((*this)(item)); }),
+        "]");
   }
 };
 
@@ -231,21 +248,24 @@ struct TextOf {
 std::string OptionText(const OptionValue& value) { return std::visit(TextOf{}, value); }
 
 std::string OptionsText(const NamedValues& values) {
-  return absl::StrJoin(values, ", ", [](std::string* out, const std::pair<std::string, OptionValue>& option) {
-    absl::StrAppend(out, option.first, "=", OptionText(option.second));
-  });
+  return absl::StrJoin(values, ", ",
+                       [](std::string* out, const std::pair<std::string, OptionValue>& option) {
+                         absl::StrAppend(out, option.first, "=", OptionText(option.second));
+                       });
 }
 namespace {
 
 // One number for a per-dimension value whose dimensions all have it.
 OptionValue OneIfAllEqual(OptionValue v) {
   if (auto* longs = std::get_if<std::vector<std::int64_t>>(&v); longs && !longs->empty()) {
-    if (std::all_of(longs->begin(), longs->end(), [&](std::int64_t x) { return x == longs->front(); })) {
+    if (std::all_of(longs->begin(), longs->end(),
+                    [&](std::int64_t x) { return x == longs->front(); })) {
       return longs->front();
     }
   }
   if (auto* doubles = std::get_if<std::vector<double>>(&v); doubles && !doubles->empty()) {
-    if (std::all_of(doubles->begin(), doubles->end(), [&](double x) { return x == doubles->front(); })) {
+    if (std::all_of(doubles->begin(), doubles->end(),
+                    [&](double x) { return x == doubles->front(); })) {
       return doubles->front();
     }
   }

@@ -31,14 +31,14 @@ inline bool operator!=(const NamedTensors& a, const NamedTensors& b) { return !(
 
 // A null option (ktorch's `::`), a boolean, a long, a double, a symbol (or text), a list of
 // longs, a list of doubles (e.g. class weights), a list of symbols, or tensors by name.
-using OptionValue = std::variant<std::monostate, bool, std::int64_t, double, std::string,
-                                 std::vector<std::int64_t>, std::vector<double>, std::vector<std::string>,
-                                 NamedTensors>;
+using OptionValue =
+    std::variant<std::monostate, bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
+                 std::vector<double>, std::vector<std::string>, NamedTensors>;
 
 enum class OptionType {
   kBool,
   kLong,
-  kDouble,         // a long is accepted and widened
+  kDouble,  // a long is accepted and widened
   kSymbol,
   kLongs,          // a long list; a single long is accepted as a 1-item list
   kLongOrNull,     // a long, or null (q's 0N too)

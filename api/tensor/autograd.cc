@@ -7,11 +7,11 @@
 
 #include <torch/csrc/autograd/autograd.h>
 
+#include "api/core/selection.h"
+#include "api/core/values.h"
 #include "api/model/model_object.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
-#include "api/core/selection.h"
-#include "api/core/values.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "runtime/torch_compat.h"
@@ -23,8 +23,10 @@ namespace {
 constexpr std::array<BackwardModeInfo, 4> kModes = {{
     {"free", BackwardMode::kFree, false, false, "free graph, no higher order derivatives"},
     {"retain", BackwardMode::kRetain, true, false, "retain graph, no higher order derivatives"},
-    {"create", BackwardMode::kCreate, true, true, "retain graph, create graph for higher order derivatives"},
-    {"createfree", BackwardMode::kCreateFree, false, true, "free graph & create graph for higher order derivatives"},
+    {"create", BackwardMode::kCreate, true, true,
+     "retain graph, create graph for higher order derivatives"},
+    {"createfree", BackwardMode::kCreateFree, false, true,
+     "free graph & create graph for higher order derivatives"},
 }};
 
 const BackwardModeInfo& FlagsOf(BackwardMode mode) {
@@ -50,16 +52,15 @@ std::vector<at::Tensor> GradientHoldersOf(const char* fn, Handle h) {
   switch (c) {
     case ObjectClass::kTensor:
     case ObjectClass::kVector:
-    case ObjectClass::kDictionary:
-      return HandleTable::Global().Get(h).tensors();
+    case ObjectClass::kDictionary: return HandleTable::Global().Get(h).tensors();
     case ObjectClass::kModule:
       return nn::ModuleOf(fn, h, ObjectClass::kModule)->module().parameters();
-    case ObjectClass::kOptimizer:
-      return nn::OptimizerOf(fn, h)->parameters();
+    case ObjectClass::kOptimizer: return nn::OptimizerOf(fn, h)->parameters();
     case ObjectClass::kModel:  // as its optimizer: every parameter it steps (seed 004)
       return nn::ModelOf(fn, h)->model().optimizer->parameters();
     default:
-      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn, ClassName(c));
+      Fail("%s: expected tensor, vector, dictionary, module, optimizer or model, given %s", fn,
+           ClassName(c));
   }
 }
 
@@ -90,7 +91,10 @@ void Backward(Handle h, const Operand* gradient, BackwardMode mode) {
 void DetachEach(const std::vector<Selected>& selected) {
   for (const Selected& s : selected) {
     if (s.tensor.is_view()) {
-      Fail("detach: %s is a view, and views can't be detached in place (detach(x) makes a detached tensor)", s.where);
+      Fail(
+          "detach: %s is a view, and views can't be detached in place (detach(x) makes a detached "
+          "tensor)",
+          s.where);
     }
   }
   for (Selected s : selected) s.tensor.detach_();
@@ -109,7 +113,9 @@ std::optional<BackwardMode> BackwardModeFromName(absl::string_view name) {
 
 void backward(Handle h, BackwardMode mode) { Backward(h, nullptr, mode); }
 
-void backward(Handle h, const Operand& gradient, BackwardMode mode) { Backward(h, &gradient, mode); }
+void backward(Handle h, const Operand& gradient, BackwardMode mode) {
+  Backward(h, &gradient, mode);
+}
 
 at::Tensor grad(Handle h) { return HostCopy(TensorOf("grad", h).grad()); }
 
@@ -141,9 +147,13 @@ void detach_(Handle h) {
   }
 }
 
-void detach_(Handle v, absl::Span<const std::int64_t> indices) { DetachEach(SelectElements("detach", v, indices)); }
+void detach_(Handle v, absl::Span<const std::int64_t> indices) {
+  DetachEach(SelectElements("detach", v, indices));
+}
 
-void detach_(Handle d, absl::Span<const std::string> keys) { DetachEach(SelectElements("detach", d, keys)); }
+void detach_(Handle d, absl::Span<const std::string> keys) {
+  DetachEach(SelectElements("detach", d, keys));
+}
 
 bool gradflag(Handle h) { return TensorOf("gradflag", h).requires_grad(); }
 
@@ -151,7 +161,8 @@ PerElement<bool> gradflags(Handle h) {
   const ObjectClass c = HandleTable::Global().Info(h).object_class;
   if (c == ObjectClass::kModule || c == ObjectClass::kModel) {
     PerElement<bool>::Named flags;
-    for (const auto& p : NamedParametersOf(h)) flags.emplace_back(p.key(), p.value().requires_grad());
+    for (const auto& p : NamedParametersOf(h))
+      flags.emplace_back(p.key(), p.value().requires_grad());
     return flags;
   }
   const Object o = HandleTable::Global().Get(h);
@@ -171,13 +182,15 @@ PerElement<bool> gradflags(Handle h) {
 
 PerElement<bool> gradflags(Handle v, absl::Span<const std::int64_t> indices) {
   PerElement<bool>::List flags;
-  for (const at::Tensor& t : VectorElements("gradflag", v, indices)) flags.push_back(t.requires_grad());
+  for (const at::Tensor& t : VectorElements("gradflag", v, indices))
+    flags.push_back(t.requires_grad());
   return flags;
 }
 
 PerElement<bool> gradflags(Handle d, absl::Span<const std::string> keys) {
   PerElement<bool>::Named flags;
-  for (const auto& [key, t] : DictElements("gradflag", d, keys)) flags.emplace_back(key, t.requires_grad());
+  for (const auto& [key, t] : DictElements("gradflag", d, keys))
+    flags.emplace_back(key, t.requires_grad());
   return flags;
 }
 

@@ -22,7 +22,8 @@ Items Collect(const char* fn, absl::Span<const Operand> operands) {
   for (std::size_t i = 0; i < operands.size(); ++i) {
     if (!operands[i].is_handle()) continue;
     if (!seen.insert(operands[i].handle()).second) {
-      Fail("%s: the same handle is given twice (element[%d]); use addref for a second handle", fn, i);
+      Fail("%s: the same handle is given twice (element[%d]); use addref for a second handle", fn,
+           i);
     }
     items.consumed.push_back(operands[i].handle());
   }
@@ -118,7 +119,8 @@ at::Tensor dict(Handle d, const std::string& key) {
 
 void dict(Handle d, const std::string& key, const Operand& value) {
   TensorDict stored = Stored<TensorDict>("dict", d, ObjectClass::kDictionary);
-  if (value.is_handle() && value.handle() == d) Fail("dict: cannot insert a dictionary into itself");
+  if (value.is_handle() && value.handle() == d)
+    Fail("dict: cannot insert a dictionary into itself");
   at::Tensor t = Resolve("dict", {&value}).tensors[0];
   if (at::Tensor* existing = stored.find(key)) {
     *existing = std::move(t);

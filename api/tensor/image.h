@@ -5,7 +5,8 @@
 // row by row, `pad` pixels of `pad_value` around and between the cells, empty cells left at
 // pad_value. As ktorch (and make_grid) does, one-channel images are copied to three (gray ->
 // rgb) and a batch of one image is laid out like any other; a 3-d batch is read as N x H x W
-// one-channel images. Data in -> data out, a handle in -> a new handle out (owned by the current scope).
+// one-channel images. Data in -> data out, a handle in -> a new handle out (owned by the current
+// scope).
 //
 // Errors: kscope::Error naming the function and what it expects (shape, dtype, grid size) or
 // libpng's message for a file it cannot write; kscope::Error for stale or non-tensor handles.

@@ -9,9 +9,9 @@
 #include <c10/core/DefaultDtype.h>
 #include <torch/csrc/autograd/function.h>
 
+#include "api/model/model_object.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
-#include "api/model/model_object.h"
 #include "api/nn/optimizer.h"
 #include "runtime/accounting.h"
 #include "runtime/errors.h"
@@ -87,11 +87,17 @@ std::int64_t Sptr(const at::Tensor& t) {
   return Strided(t) ? reinterpret_cast<std::int64_t>(t.storage().data()) : 0;
 }
 std::int64_t Sref(const at::Tensor& t) { return Strided(t) ? t.storage().use_count() : 0; }
-std::int64_t Weakref(const at::Tensor& t) { return t.defined() ? static_cast<std::int64_t>(t.weak_use_count()) : 0; }
-std::string Memory(const at::Tensor& t) { return t.defined() ? MemoryFormatName(t.suggest_memory_format()) : ""; }
+std::int64_t Weakref(const at::Tensor& t) {
+  return t.defined() ? static_cast<std::int64_t>(t.weak_use_count()) : 0;
+}
+std::string Memory(const at::Tensor& t) {
+  return t.defined() ? MemoryFormatName(t.suggest_memory_format()) : "";
+}
 bool Pinned(const at::Tensor& t) { return Strided(t) && t.is_pinned(); }
 bool Coalesced(const at::Tensor& t) { return !t.defined() || !t.is_sparse() || t.is_coalesced(); }
-bool Contiguous(const at::Tensor& t, c10::MemoryFormat format) { return Strided(t) && t.is_contiguous(format); }
+bool Contiguous(const at::Tensor& t, c10::MemoryFormat format) {
+  return Strided(t) && t.is_contiguous(format);
+}
 
 TensorInfo InfoOf(const at::Tensor& t, const Object& o) {
   TensorInfo i{};
@@ -122,8 +128,12 @@ char KType(const at::Tensor& t) { return t.defined() ? KTypeOf(t.scalar_type()) 
 
 TensorOptionsInfo OptionsOf(const at::Tensor& t) {
   if (!t.defined()) return TensorOptionsInfo{};
-  return TensorOptionsInfo{DeviceName(t.device()), DtypeName(t.scalar_type()), LayoutName(t.layout()),
-                           t.requires_grad() ? "grad" : "nograd", Pinned(t) ? "pinned" : "unpinned", Memory(t)};
+  return TensorOptionsInfo{DeviceName(t.device()),
+                           DtypeName(t.scalar_type()),
+                           LayoutName(t.layout()),
+                           t.requires_grad() ? "grad" : "nograd",
+                           Pinned(t) ? "pinned" : "unpinned",
+                           Memory(t)};
 }
 
 // The tensor behind a handle that must hold one, for same/alias.
@@ -137,8 +147,14 @@ TensorInfo info(Handle h) { return OneTensor("info", h, InfoOf); }
 
 TensorDetail detail(Handle h) {
   return OneTensor("detail", h, [](const at::Tensor& t, const Object& o) {
-    return TensorDetail{InfoOf(t, o), Memory(t), Contiguous(t, c10::MemoryFormat::Contiguous), Pinned(t),
-                        Coalesced(t), Sptr(t), Sref(t), Weakref(t),
+    return TensorDetail{InfoOf(t, o),
+                        Memory(t),
+                        Contiguous(t, c10::MemoryFormat::Contiguous),
+                        Pinned(t),
+                        Coalesced(t),
+                        Sptr(t),
+                        Sref(t),
+                        Weakref(t),
                         Strided(t) ? static_cast<std::int64_t>(t.storage().nbytes()) : 0};
   });
 }
@@ -150,15 +166,18 @@ PerElement<std::vector<std::int64_t>> stride(Handle h) {
 }
 
 PerElement<std::int64_t> dim(Handle h) {
-  return EachTensor<std::int64_t>("dim", h, [](const at::Tensor& t) { return t.defined() ? t.dim() : 0; });
+  return EachTensor<std::int64_t>("dim", h,
+                                  [](const at::Tensor& t) { return t.defined() ? t.dim() : 0; });
 }
 
 PerElement<std::int64_t> numel(Handle h) {
-  return EachTensor<std::int64_t>("numel", h, [](const at::Tensor& t) { return t.defined() ? t.numel() : 0; });
+  return EachTensor<std::int64_t>("numel", h,
+                                  [](const at::Tensor& t) { return t.defined() ? t.numel() : 0; });
 }
 
 PerElement<std::int64_t> elements_each(Handle h) {
-  return EachTensor<std::int64_t>("elements", h, [](const at::Tensor& t) { return Elements(Object(t)); });
+  return EachTensor<std::int64_t>("elements", h,
+                                  [](const at::Tensor& t) { return Elements(Object(t)); });
 }
 
 PerElement<std::int64_t> bytes_each(Handle h) {
@@ -198,12 +217,15 @@ PerElement<std::int64_t> itemsize(Handle h) {
 }
 
 PerElement<std::int64_t> offset(Handle h) {
-  return EachTensor<std::int64_t>("offset", h, [](const at::Tensor& t) { return Strided(t) ? t.storage_offset() : 0; });
+  return EachTensor<std::int64_t>(
+      "offset", h, [](const at::Tensor& t) { return Strided(t) ? t.storage_offset() : 0; });
 }
 
 PerElement<std::int64_t> sptr(Handle h) { return EachTensor<std::int64_t>("sptr", h, Sptr); }
 PerElement<std::int64_t> sref(Handle h) { return EachTensor<std::int64_t>("sref", h, Sref); }
-PerElement<std::int64_t> weakref(Handle h) { return EachTensor<std::int64_t>("weakref", h, Weakref); }
+PerElement<std::int64_t> weakref(Handle h) {
+  return EachTensor<std::int64_t>("weakref", h, Weakref);
+}
 
 PerElement<std::string> layout(Handle h) {
   return EachTensor<std::string>("layout", h, [](const at::Tensor& t) {
@@ -214,7 +236,9 @@ PerElement<std::string> layout(Handle h) {
 PerElement<std::string> memory(Handle h) { return EachTensor<std::string>("memory", h, Memory); }
 
 PerElement<std::string> gradient(Handle h) {
-  const auto f = [](const at::Tensor& t) { return std::string(t.defined() && t.requires_grad() ? "grad" : "nograd"); };
+  const auto f = [](const at::Tensor& t) {
+    return std::string(t.defined() && t.requires_grad() ? "grad" : "nograd");
+  };
   if (auto each = nn::EachParameter<std::string>("gradient", h, f)) return *std::move(each);
   return EachTensor<std::string>("gradient", h, f);
 }
@@ -242,13 +266,15 @@ PerElement<bool> contiguous(Handle h, std::optional<c10::MemoryFormat> format) {
 }
 
 PerElement<bool> leaf(Handle h) {
-  return EachTensor<bool>("leaf", h, [](const at::Tensor& t) { return t.defined() && t.is_leaf(); });
+  return EachTensor<bool>("leaf", h,
+                          [](const at::Tensor& t) { return t.defined() && t.is_leaf(); });
 }
 
 PerElement<bool> pinned(Handle h) { return EachTensor<bool>("pinned", h, Pinned); }
 
 PerElement<bool> sparseflag(Handle h) {
-  return EachTensor<bool>("sparseflag", h, [](const at::Tensor& t) { return t.defined() && t.is_sparse(); });
+  return EachTensor<bool>("sparseflag", h,
+                          [](const at::Tensor& t) { return t.defined() && t.is_sparse(); });
 }
 
 char KTypeOf(c10::ScalarType t) {
@@ -284,11 +310,15 @@ std::optional<c10::MemoryFormat> MemoryFormatFromName(const std::string& name) {
 }
 
 TensorOptionsInfo options() {
-  return TensorOptionsInfo{"cpu", DtypeName(c10::typeMetaToScalarType(c10::get_default_dtype())), "strided",
-                           "nograd", "unpinned", "contiguous"};
+  return TensorOptionsInfo{
+      "cpu",      DtypeName(c10::typeMetaToScalarType(c10::get_default_dtype())),
+      "strided",  "nograd",
+      "unpinned", "contiguous"};
 }
 
-PerElement<TensorOptionsInfo> options(Handle h) { return EachTensor<TensorOptionsInfo>("options", h, OptionsOf); }
+PerElement<TensorOptionsInfo> options(Handle h) {
+  return EachTensor<TensorOptionsInfo>("options", h, OptionsOf);
+}
 
 std::string objtype(Handle h) {
   switch (Table().Info(h).object_class) {
@@ -303,7 +333,8 @@ std::string objtype(Handle h) {
 
 void result(Handle h) {
   const ObjectClass c = Table().Info(h).object_class;
-  const bool tensors = c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary;
+  const bool tensors =
+      c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary;
   Fail("result: not implemented for %s", tensors ? "tensors" : Plural(c));
 }
 

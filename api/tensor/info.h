@@ -51,14 +51,14 @@ TensorInfo info(Handle h);
 // info plus the tensor's storage and memory (ktorch's `detail t`).
 struct TensorDetail {
   TensorInfo info;
-  std::string memory;           // as memory()
+  std::string memory;  // as memory()
   bool contiguous;
   bool pinned;
   bool coalesced;
-  std::int64_t sptr;            // storage data address, 0 if undefined or sparse
-  std::int64_t sref;            // storage use count
-  std::int64_t weakref;         // weak references to the TensorImpl
-  std::int64_t storage_bytes;   // the whole storage's size in bytes
+  std::int64_t sptr;           // storage data address, 0 if undefined or sparse
+  std::int64_t sref;           // storage use count
+  std::int64_t weakref;        // weak references to the TensorImpl
+  std::int64_t storage_bytes;  // the whole storage's size in bytes
 };
 TensorDetail detail(Handle h);
 
@@ -74,14 +74,14 @@ PerElement<std::vector<std::int64_t>> stride(Handle h);  // empty for non-stride
 PerElement<std::int64_t> dim(Handle h);
 PerElement<std::int64_t> numel(Handle h);
 PerElement<std::int64_t> itemsize(Handle h);
-PerElement<std::int64_t> offset(Handle h);   // storage offset (0 for non-strided layouts)
-PerElement<std::int64_t> nnz(Handle h);       // sparse: stored values; dense: nonzero elements
-PerElement<std::int64_t> densedim(Handle h);  // sparse: dense dims; dense: dim
-PerElement<std::int64_t> sparsedim(Handle h); // sparse: sparse dims; dense: 0
-PerElement<std::int64_t> sptr(Handle h);     // storage data address (0 if undefined or sparse)
-PerElement<std::int64_t> sref(Handle h);     // storage use count (0 if undefined or sparse)
-PerElement<std::int64_t> weakref(Handle h);  // weak use count of the TensorImpl
-PerElement<std::string> layout(Handle h);    // strided, sparse, ...
+PerElement<std::int64_t> offset(Handle h);     // storage offset (0 for non-strided layouts)
+PerElement<std::int64_t> nnz(Handle h);        // sparse: stored values; dense: nonzero elements
+PerElement<std::int64_t> densedim(Handle h);   // sparse: dense dims; dense: dim
+PerElement<std::int64_t> sparsedim(Handle h);  // sparse: sparse dims; dense: 0
+PerElement<std::int64_t> sptr(Handle h);       // storage data address (0 if undefined or sparse)
+PerElement<std::int64_t> sref(Handle h);       // storage use count (0 if undefined or sparse)
+PerElement<std::int64_t> weakref(Handle h);    // weak use count of the TensorImpl
+PerElement<std::string> layout(Handle h);      // strided, sparse, ...
 // The suggested memory format: contiguous, channel2d or channel3d.
 PerElement<std::string> memory(Handle h);
 PerElement<std::string> gradient(Handle h);  // grad or nograd

@@ -21,7 +21,8 @@ void Fill(const char* fn, const init::Target& t, Dtypes dtypes, Draw draw) {
   if (dtypes == Dtypes::kFloating) {
     for (const init::Located& l : tensors) {
       if (!l.tensor.is_floating_point()) {
-        Fail("%s: %s is %s, expected a floating-point tensor", fn, l.where, DtypeName(l.tensor.scalar_type()));
+        Fail("%s: %s is %s, expected a floating-point tensor", fn, l.where,
+             DtypeName(l.tensor.scalar_type()));
       }
     }
   }
@@ -82,7 +83,8 @@ void random(const init::Target& t, std::int64_t low, std::int64_t high) {
 }
 
 void geometric(const init::Target& t, double probability) {
-  if (!(probability > 0 && probability < 1)) Fail("geometric: probability %g is outside (0, 1)", probability);
+  if (!(probability > 0 && probability < 1))
+    Fail("geometric: probability %g is outside (0, 1)", probability);
   Fill("geometric", t, Dtypes::kAny, [&](at::Tensor& x) { x.geometric_(probability); });
 }
 

@@ -23,8 +23,8 @@
 
 #include <cstdint>
 
-#include "api/nn/init.h"
 #include "api/core/operand.h"
+#include "api/nn/init.h"
 #include "runtime/handle.h"
 
 namespace kscope::random_fill {
@@ -46,7 +46,8 @@ void geometric(const init::Target& t, double probability);
 Result bernoulli(const Operand& x, Handle out = Handle());
 // `samples` category indices (long) drawn from each row of weights x (1 or 2-d); samples < 0:
 // one, without the samples dimension (ktorch's multinomial x).
-Result multinomial(const Operand& x, std::int64_t samples, bool replacement = false, Handle out = Handle());
+Result multinomial(const Operand& x, std::int64_t samples, bool replacement = false,
+                   Handle out = Handle());
 
 }  // namespace kscope::random_fill
 

@@ -40,7 +40,8 @@ Result view(const Operand& x, const Shape& size) {
 }
 
 Result reshape(const Operand& x, const Shape& size) {
-  return Compute("reshape", {&x}, Handle(), [&](const Tensors& t) { return at::reshape(t[0], size); });
+  return Compute("reshape", {&x}, Handle(),
+                 [&](const Tensors& t) { return at::reshape(t[0], size); });
 }
 
 Result reshape_as(const Operand& x, const Operand& example) {
@@ -53,7 +54,8 @@ Result expand(const Operand& x, const Shape& size) {
 }
 
 Result expand_as(const Operand& x, const Operand& example) {
-  return Compute("expand", {&x, &example}, Handle(), [](const Tensors& t) { return t[0].expand_as(t[1]); });
+  return Compute("expand", {&x, &example}, Handle(),
+                 [](const Tensors& t) { return t[0].expand_as(t[1]); });
 }
 
 Result transpose(const Operand& x, std::int64_t dim0, std::int64_t dim1) {
@@ -61,15 +63,19 @@ Result transpose(const Operand& x, std::int64_t dim0, std::int64_t dim1) {
                  [&](const Tensors& t) { return at::transpose(t[0], dim0, dim1); });
 }
 
-void transpose_(Handle t, std::int64_t dim0, std::int64_t dim1) { TensorOf("transpose", t).transpose_(dim0, dim1); }
+void transpose_(Handle t, std::int64_t dim0, std::int64_t dim1) {
+  TensorOf("transpose", t).transpose_(dim0, dim1);
+}
 
 Result permute(const Operand& x, const Shape& dims) {
-  return Compute("permute", {&x}, Handle(), [&](const Tensors& t) { return at::permute(t[0], dims); });
+  return Compute("permute", {&x}, Handle(),
+                 [&](const Tensors& t) { return at::permute(t[0], dims); });
 }
 
 Result squeeze(const Operand& x, std::optional<std::int64_t> dim) {
-  return Compute("squeeze", {&x}, Handle(),
-                 [&](const Tensors& t) { return dim ? at::squeeze(t[0], *dim) : at::squeeze(t[0]); });
+  return Compute("squeeze", {&x}, Handle(), [&](const Tensors& t) {
+    return dim ? at::squeeze(t[0], *dim) : at::squeeze(t[0]);
+  });
 }
 
 void squeeze_(Handle t, std::optional<std::int64_t> dim) {
@@ -82,17 +88,20 @@ void squeeze_(Handle t, std::optional<std::int64_t> dim) {
 }
 
 Result unsqueeze(const Operand& x, std::int64_t dim) {
-  return Compute("unsqueeze", {&x}, Handle(), [&](const Tensors& t) { return at::unsqueeze(t[0], dim); });
+  return Compute("unsqueeze", {&x}, Handle(),
+                 [&](const Tensors& t) { return at::unsqueeze(t[0], dim); });
 }
 
 void unsqueeze_(Handle t, std::int64_t dim) { TensorOf("unsqueeze", t).unsqueeze_(dim); }
 
 Result cat(const std::vector<Operand>& xs, std::int64_t dim, Handle out) {
-  return Join("cat", xs, out, [&](const Tensors& t) { return at::cat(at::TensorList(t.data(), t.size()), dim); });
+  return Join("cat", xs, out,
+              [&](const Tensors& t) { return at::cat(at::TensorList(t.data(), t.size()), dim); });
 }
 
 Result stack(const std::vector<Operand>& xs, std::int64_t dim, Handle out) {
-  return Join("stack", xs, out, [&](const Tensors& t) { return at::stack(at::TensorList(t.data(), t.size()), dim); });
+  return Join("stack", xs, out,
+              [&](const Tensors& t) { return at::stack(at::TensorList(t.data(), t.size()), dim); });
 }
 
 Result narrow(const Operand& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
@@ -101,7 +110,8 @@ Result narrow(const Operand& x, std::int64_t dim, std::int64_t start, std::int64
 }
 
 Result select(const Operand& x, std::int64_t dim, std::int64_t index) {
-  return Compute("select", {&x}, Handle(), [&](const Tensors& t) { return at::select(t[0], dim, index); });
+  return Compute("select", {&x}, Handle(),
+                 [&](const Tensors& t) { return at::select(t[0], dim, index); });
 }
 
 Result index(const Operand& x, std::int64_t dim, const Operand& indices) {

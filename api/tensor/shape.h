@@ -1,10 +1,10 @@
 // Reshaping, joining and selecting, with ktorch's conventions (data in -> data out, handle in
 // -> a new handle out; the `_as` forms take their sizes from an example, and return a handle
 // when either operand is one). The in-place forms (transpose_, squeeze_, unsqueeze_) change
-// tensor h's own view, seen by every handle sharing it, and return nothing. Results of view, reshape, transpose, permute, squeeze, unsqueeze,
-// narrow and select may be views: a view handle keeps its base's storage alive after the base
-// handle is freed. Errors: libtorch's messages for bad dims; kscope::Error for bad handles.
-// Thread-safety: any thread.
+// tensor h's own view, seen by every handle sharing it, and return nothing. Results of view,
+// reshape, transpose, permute, squeeze, unsqueeze, narrow and select may be views: a view handle
+// keeps its base's storage alive after the base handle is freed. Errors: libtorch's messages for
+// bad dims; kscope::Error for bad handles. Thread-safety: any thread.
 #ifndef KSCOPE_API_TENSOR_SHAPE_H_
 #define KSCOPE_API_TENSOR_SHAPE_H_
 

@@ -10,9 +10,11 @@ const char* LayoutOf(const at::Tensor& t) { return t.is_sparse() ? "sparse" : "s
 
 // t, when its layout is sparse (strided when `want_sparse` is false); otherwise kscope::Error
 // "<fn>: expects sparse <noun>, given strided tensor".
-const at::Tensor& WithLayout(const char* fn, const at::Tensor& t, bool want_sparse, const char* noun = "tensor") {
+const at::Tensor& WithLayout(const char* fn, const at::Tensor& t, bool want_sparse,
+                             const char* noun = "tensor") {
   if (t.is_sparse() != want_sparse) {
-    Fail("%s: expects %s %s, given %s tensor", fn, want_sparse ? "sparse" : "strided", noun, LayoutOf(t));
+    Fail("%s: expects %s %s, given %s tensor", fn, want_sparse ? "sparse" : "strided", noun,
+         LayoutOf(t));
   }
   return t;
 }
@@ -26,8 +28,9 @@ at::Tensor ToSparse(const at::Tensor& t, std::optional<std::int64_t> sparse_dims
 }  // namespace
 
 Result sparse(const Operand& x, std::optional<std::int64_t> sparse_dims) {
-  return Compute("sparse", {&x}, Handle(),
-                 [&](const TensorList& t) { return ToSparse(Strided("sparse", t[0]), sparse_dims); });
+  return Compute("sparse", {&x}, Handle(), [&](const TensorList& t) {
+    return ToSparse(Strided("sparse", t[0]), sparse_dims);
+  });
 }
 
 Result sparse_mask(const Operand& x, const Operand& mask) {
@@ -43,15 +46,18 @@ Result sparseindex(const Operand& x, std::optional<std::int64_t> sparse_dims) {
 }
 
 Result dense(const Operand& x) {
-  return Compute("dense", {&x}, Handle(), [](const TensorList& t) { return Sparse("dense", t[0]).to_dense(); });
+  return Compute("dense", {&x}, Handle(),
+                 [](const TensorList& t) { return Sparse("dense", t[0]).to_dense(); });
 }
 
 Result indices(const Operand& x) {
-  return Compute("indices", {&x}, Handle(), [](const TensorList& t) { return Sparse("indices", t[0]).indices(); });
+  return Compute("indices", {&x}, Handle(),
+                 [](const TensorList& t) { return Sparse("indices", t[0]).indices(); });
 }
 
 Result values(const Operand& x) {
-  return Compute("values", {&x}, Handle(), [](const TensorList& t) { return Sparse("values", t[0]).values(); });
+  return Compute("values", {&x}, Handle(),
+                 [](const TensorList& t) { return Sparse("values", t[0]).values(); });
 }
 
 void coalesce(Handle h) {

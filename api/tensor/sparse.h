@@ -6,8 +6,8 @@
 // tensor must be coalesced; the results share its storage), and coalescing in place.
 //
 // Errors: kscope::Error naming the function ("dense: expects sparse tensor, given strided
-// tensor", "sparse: expects sparse mask, given strided tensor"), libtorch's own text for bad dims or an
-// uncoalesced tensor, kscope::Error for stale or non-tensor handles. Nothing is registered or
+// tensor", "sparse: expects sparse mask, given strided tensor"), libtorch's own text for bad dims
+// or an uncoalesced tensor, kscope::Error for stale or non-tensor handles. Nothing is registered or
 // changed when a call throws. Thread-safety: any thread; coalesce must not race with other
 // users of the same handle.
 #ifndef KSCOPE_API_TENSOR_SPARSE_H_

@@ -40,7 +40,8 @@ void ExpectOnePerTarget(std::size_t targets, std::size_t values, const char* wha
 
 Shape ContiguousStrides(const Shape& sizes) {
   Shape strides(sizes.size(), 1);
-  for (std::size_t i = sizes.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
+  for (std::size_t i = sizes.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * std::max<std::int64_t>(sizes[i], 1);
   return strides;
 }
 
@@ -50,7 +51,8 @@ void amend(Handle t, const Operand& values, bool async) {
   CopyAll({Checked(TensorOf("amend", t), values)}, async);
 }
 
-void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Operand> values, bool async) {
+void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Operand> values,
+           bool async) {
   ExpectOnePerTarget(indices.size(), values.size(), "indices");
   const std::vector<at::Tensor> targets = VectorElements("amend", v, indices);
   std::vector<Copy> copies;
@@ -58,15 +60,18 @@ void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Op
   CopyAll(copies, async);
 }
 
-void amend(Handle d, absl::Span<const std::string> keys, absl::Span<const Operand> values, bool async) {
+void amend(Handle d, absl::Span<const std::string> keys, absl::Span<const Operand> values,
+           bool async) {
   ExpectOnePerTarget(keys.size(), values.size(), "keys");
   const auto targets = DictElements("amend", d, keys);
   std::vector<Copy> copies;
-  for (std::size_t i = 0; i < targets.size(); ++i) copies.push_back(Checked(targets[i].second, values[i]));
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    copies.push_back(Checked(targets[i].second, values[i]));
   CopyAll(copies, async);
 }
 
-void reset(Handle t, std::int64_t offset, std::optional<Shape> sizes, std::optional<Shape> strides) {
+void reset(Handle t, std::int64_t offset, std::optional<Shape> sizes,
+           std::optional<Shape> strides) {
   at::Tensor x = TensorOf("reset", t);
   const std::int64_t capacity = static_cast<std::int64_t>(x.storage().nbytes() / x.itemsize());
   if (offset < 0 || offset > capacity) {
@@ -74,7 +79,8 @@ void reset(Handle t, std::int64_t offset, std::optional<Shape> sizes, std::optio
   }
   const Shape size = sizes.value_or(Shape{capacity - offset});
   const Shape stride = strides.value_or(ContiguousStrides(size));
-  if (stride.size() != size.size()) Fail("reset: %d sizes given with %d strides", size.size(), stride.size());
+  if (stride.size() != size.size())
+    Fail("reset: %d sizes given with %d strides", size.size(), stride.size());
   std::int64_t last = offset;  // the last element the view reaches
   bool empty = false;
   for (std::size_t i = 0; i < size.size(); ++i) {
@@ -86,8 +92,10 @@ void reset(Handle t, std::int64_t offset, std::optional<Shape> sizes, std::optio
     last += (size[i] - 1) * stride[i];
   }
   if (!empty && last >= capacity) {
-    Fail("reset: offset %d with sizes %s and strides %s reaches element %d of a storage of %d elements", offset,
-         absl::StrJoin(size, " "), absl::StrJoin(stride, " "), last, capacity);
+    Fail(
+        "reset: offset %d with sizes %s and strides %s reaches element %d of a storage of %d "
+        "elements",
+        offset, absl::StrJoin(size, " "), absl::StrJoin(stride, " "), last, capacity);
   }
   c10::AutoGradMode no_grad(false);
   x.set_(x.storage(), offset, size, stride);

@@ -29,8 +29,10 @@ namespace kscope {
 // kscope::Error "amend: values of size 3 do not fit a tensor of size 2 2",
 // "amend: 2 indices (or keys) given with 1 values", and api/core/selection.h's index/key errors.
 void amend(Handle t, const Operand& values, bool async = false);
-void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Operand> values, bool async = false);
-void amend(Handle d, absl::Span<const std::string> keys, absl::Span<const Operand> values, bool async = false);
+void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Operand> values,
+           bool async = false);
+void amend(Handle d, absl::Span<const std::string> keys, absl::Span<const Operand> values,
+           bool async = false);
 
 // reset(t;offset[;sizes[;strides]]): tensor t views its own storage from element `offset` with
 // `sizes` (default: the rest of the storage, one dim) and `strides` (default: contiguous).

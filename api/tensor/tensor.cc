@@ -37,7 +37,8 @@ constexpr c10::ScalarType DtypeOf() {
 // Wraps a possibly negative dimension of a `rank`-d tensor; error when out of range.
 std::int64_t CheckedDim(std::int64_t dim, std::int64_t rank) {
   const std::int64_t wrapped = dim < 0 ? dim + rank : dim;
-  if (wrapped < 0 || wrapped >= rank) Fail("tensor: dimension %d out of range for a %d-d tensor", dim, rank);
+  if (wrapped < 0 || wrapped >= rank)
+    Fail("tensor: dimension %d out of range for a %d-d tensor", dim, rank);
   return wrapped;
 }
 
@@ -124,11 +125,15 @@ Handle scalar(T value, const Options& options) {
   return OwnTensor("tensor", at::full(at::IntArrayRef{}, s, DtypeOf<T>()), options);
 }
 
-Handle tensor(const at::Tensor& data, const Options& options) { return OwnTensor("tensor", data, options); }
+Handle tensor(const at::Tensor& data, const Options& options) {
+  return OwnTensor("tensor", data, options);
+}
 
 Handle OwnTensor(const char* fn, at::Tensor t, const Options& o) {
-  if (o.dtype || o.device) t = t.to(o.device.value_or(t.device()), o.dtype.value_or(t.scalar_type()));
-  if (o.layout && *o.layout != t.layout()) t = *o.layout == c10::kSparse ? t.to_sparse() : t.to_dense();
+  if (o.dtype || o.device)
+    t = t.to(o.device.value_or(t.device()), o.dtype.value_or(t.scalar_type()));
+  if (o.layout && *o.layout != t.layout())
+    t = *o.layout == c10::kSparse ? t.to_sparse() : t.to_dense();
   if (o.pinned.value_or(false) && !t.is_pinned()) t = t.pin_memory();
   if (o.memory && *o.memory != c10::MemoryFormat::Preserve) t = t.contiguous(*o.memory);
   if (o.grad) t.set_requires_grad(true);
@@ -154,18 +159,21 @@ at::Tensor tensor(Handle h, std::int64_t dim, const std::vector<std::int64_t>& i
   std::vector<std::int64_t> wrapped;
   wrapped.reserve(indices.size());
   for (std::int64_t i : indices) wrapped.push_back(CheckedIndex(i, dim, t.size(d)));
-  return HostCopy(t.index_select(d, at::tensor(wrapped, at::TensorOptions().dtype(at::kLong).device(t.device()))));
+  return HostCopy(t.index_select(
+      d, at::tensor(wrapped, at::TensorOptions().dtype(at::kLong).device(t.device()))));
 }
 
 std::vector<Handle> element_handles(Handle vector) {
   std::vector<Handle> handles;
-  for (const at::Tensor& t : VectorElements("tensor", vector, {})) handles.push_back(Own(Object(t), "tensor"));
+  for (const at::Tensor& t : VectorElements("tensor", vector, {}))
+    handles.push_back(Own(Object(t), "tensor"));
   return handles;
 }
 
 std::vector<std::pair<std::string, Handle>> named_element_handles(Handle dict) {
   std::vector<std::pair<std::string, Handle>> handles;
-  for (auto& [key, t] : DictElements("tensor", dict, {})) handles.emplace_back(key, Own(Object(t), "tensor"));
+  for (auto& [key, t] : DictElements("tensor", dict, {}))
+    handles.emplace_back(key, Own(Object(t), "tensor"));
   return handles;
 }
 
@@ -190,16 +198,19 @@ void seed(std::uint64_t s) { at::manual_seed(s); }
 
 std::string default_device() { return at::hasCUDA() ? "cuda" : "cpu"; }
 
-std::string default_dtype() { return DtypeName(c10::typeMetaToScalarType(c10::get_default_dtype())); }
+std::string default_dtype() {
+  return DtypeName(c10::typeMetaToScalarType(c10::get_default_dtype()));
+}
 
 void set_default_dtype(c10::ScalarType t) {
-  if (!c10::isFloatingType(t)) Fail("dtype: default must be a floating point type, given %s", DtypeName(t));
+  if (!c10::isFloatingType(t))
+    Fail("dtype: default must be a floating point type, given %s", DtypeName(t));
   c10::set_default_dtype(c10::scalarTypeToTypeMeta(t));
 }
 
-#define KSCOPE_INSTANTIATE_TENSOR(T)                                                       \
-  template Handle tensor<T>(const std::vector<T>&, const Shape&, const Options&);          \
-  template Handle scalar<T>(T, const Options&);                                            \
+#define KSCOPE_INSTANTIATE_TENSOR(T)                                              \
+  template Handle tensor<T>(const std::vector<T>&, const Shape&, const Options&); \
+  template Handle scalar<T>(T, const Options&);                                   \
   template std::vector<T> values<T>(Handle);
 KSCOPE_INSTANTIATE_TENSOR(bool)
 KSCOPE_INSTANTIATE_TENSOR(std::uint8_t)

@@ -35,7 +35,8 @@ using Shape = std::vector<std::int64_t>;
 // type, every field unset (or false) by default, meaning "libtorch's default" (or, for _like
 // forms, "as the example tensor").
 struct Options {
-  std::optional<c10::ScalarType> dtype;     // float double half bool byte char long int short chalf cfloat cdouble
+  std::optional<c10::ScalarType>
+      dtype;  // float double half bool byte char long int short chalf cfloat cdouble
   std::optional<c10::Device> device;        // cpu cuda cuda:N mps mps:N
   std::optional<c10::Layout> layout;        // strided sparse
   bool grad = false;                        // grad nograd (requires_grad)

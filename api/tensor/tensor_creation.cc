@@ -61,11 +61,14 @@ void WriteOut(Handle out, F f) {
 
 namespace {
 constexpr CreationMode kCreationModes[] = {
-    {"empty", 1, 1, 1, 1, false},    {"zeros", 1, 1, 1, 1, false},   {"ones", 1, 1, 1, 1, false},
-    {"rand", 1, 1, 1, 1, false},     {"randn", 1, 1, 1, 1, false},   {"full", 2, 2, 2, 2, false},
-    {"randint", 2, 3, 2, 3, false},  {"randperm", 1, 1, 0, 0, false}, {"arange", 1, 3, 0, 0, false},
-    {"range", 2, 3, 0, 0, false},    {"linspace", 2, 3, 0, 0, false}, {"logspace", 2, 4, 0, 0, false},
-    {"eye", 1, 2, 0, 0, false},      {"complex", 2, 2, 0, 0, true},   {"sparse", 2, 3, 0, 0, true},
+    {"empty", 1, 1, 1, 1, false},    {"zeros", 1, 1, 1, 1, false},
+    {"ones", 1, 1, 1, 1, false},     {"rand", 1, 1, 1, 1, false},
+    {"randn", 1, 1, 1, 1, false},    {"full", 2, 2, 2, 2, false},
+    {"randint", 2, 3, 2, 3, false},  {"randperm", 1, 1, 0, 0, false},
+    {"arange", 1, 3, 0, 0, false},   {"range", 2, 3, 0, 0, false},
+    {"linspace", 2, 3, 0, 0, false}, {"logspace", 2, 4, 0, 0, false},
+    {"eye", 1, 2, 0, 0, false},      {"complex", 2, 2, 0, 0, true},
+    {"sparse", 2, 3, 0, 0, true},
 };
 }  // namespace
 
@@ -81,25 +84,39 @@ const CreationMode& creation_mode(absl::string_view name) {
 Handle empty(const Shape& size, const Options& o) {
   return OwnTensor("empty", at::empty(size, o.factory()), o);
 }
-Handle zeros(const Shape& size, const Options& o) { return OwnTensor("zeros", at::zeros(size, o.factory()), o); }
-Handle ones(const Shape& size, const Options& o) { return OwnTensor("ones", at::ones(size, o.factory()), o); }
+Handle zeros(const Shape& size, const Options& o) {
+  return OwnTensor("zeros", at::zeros(size, o.factory()), o);
+}
+Handle ones(const Shape& size, const Options& o) {
+  return OwnTensor("ones", at::ones(size, o.factory()), o);
+}
 Handle full(const Shape& size, const c10::Scalar& value, const Options& o) {
   return OwnTensor("full", at::full(size, value, o.factory()), o);
 }
-Handle rand(const Shape& size, const Options& o) { return OwnTensor("rand", at::rand(size, o.factory()), o); }
-Handle randn(const Shape& size, const Options& o) { return OwnTensor("randn", at::randn(size, o.factory()), o); }
+Handle rand(const Shape& size, const Options& o) {
+  return OwnTensor("rand", at::rand(size, o.factory()), o);
+}
+Handle randn(const Shape& size, const Options& o) {
+  return OwnTensor("randn", at::randn(size, o.factory()), o);
+}
 Handle randint(std::int64_t low, std::int64_t high, const Shape& size, const Options& o) {
   return OwnTensor("randint", at::randint(low, high, size, LongByDefault(o)), o);
 }
 
 Handle empty_like(const Operand& example, const Options& o) {
-  return Like("empty", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) { return at::empty_like(t, opt); });
+  return Like("empty", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) {
+    return at::empty_like(t, opt);
+  });
 }
 Handle zeros_like(const Operand& example, const Options& o) {
-  return Like("zeros", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) { return at::zeros_like(t, opt); });
+  return Like("zeros", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) {
+    return at::zeros_like(t, opt);
+  });
 }
 Handle ones_like(const Operand& example, const Options& o) {
-  return Like("ones", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) { return at::ones_like(t, opt); });
+  return Like("ones", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) {
+    return at::ones_like(t, opt);
+  });
 }
 Handle full_like(const Operand& example, const c10::Scalar& value, const Options& o) {
   return Like("full", example, o, [&](const at::Tensor& t, const at::TensorOptions& opt) {
@@ -107,10 +124,14 @@ Handle full_like(const Operand& example, const c10::Scalar& value, const Options
   });
 }
 Handle rand_like(const Operand& example, const Options& o) {
-  return Like("rand", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) { return at::rand_like(t, opt); });
+  return Like("rand", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) {
+    return at::rand_like(t, opt);
+  });
 }
 Handle randn_like(const Operand& example, const Options& o) {
-  return Like("randn", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) { return at::randn_like(t, opt); });
+  return Like("randn", example, o, [](const at::Tensor& t, const at::TensorOptions& opt) {
+    return at::randn_like(t, opt);
+  });
 }
 Handle randint_like(const Operand& example, std::int64_t low, std::int64_t high, const Options& o) {
   return Like("randint", example, o, [&](const at::Tensor& t, const at::TensorOptions& opt) {
@@ -118,13 +139,16 @@ Handle randint_like(const Operand& example, std::int64_t low, std::int64_t high,
   });
 }
 
-Handle arange(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step, const Options& o) {
+Handle arange(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
+              const Options& o) {
   return OwnTensor("arange", at::arange(start, end, step, o.factory()), o);
 }
-Handle range(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step, const Options& o) {
+Handle range(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
+             const Options& o) {
   return OwnTensor("range", at::range(start, end, step, o.factory()), o);
 }
-Handle linspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps, const Options& o) {
+Handle linspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
+                const Options& o) {
   return OwnTensor("linspace", at::linspace(start, end, steps, o.factory()), o);
 }
 Handle logspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps, double base,
@@ -152,7 +176,8 @@ Handle complex(const Operand& real, const Operand& imag, const Options& o) {
   return OwnTensor("complex", at::complex(re, im), o);
 }
 
-Handle sparse_coo(const Operand& indices, const Operand& values, const Shape& size, const Options& o) {
+Handle sparse_coo(const Operand& indices, const Operand& values, const Shape& size,
+                  const Options& o) {
   Resolved r = Resolve(kFn, {&indices, &values});
   const at::TensorOptions options = o.factory().layout(c10::kSparse);
   at::Tensor t = size.empty() ? at::sparse_coo_tensor(r.tensors[0], r.tensors[1], options)
@@ -181,16 +206,20 @@ void randn_out(Handle out, const Shape& size) {
 void randint_out(Handle out, std::int64_t low, std::int64_t high, const Shape& size) {
   WriteOut(out, [&](at::Tensor& t) { at::randint_out(t, low, high, size); });
 }
-void arange_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step) {
+void arange_out(Handle out, const c10::Scalar& start, const c10::Scalar& end,
+                const c10::Scalar& step) {
   WriteOut(out, [&](at::Tensor& t) { at::arange_out(t, start, end, step); });
 }
-void range_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step) {
+void range_out(Handle out, const c10::Scalar& start, const c10::Scalar& end,
+               const c10::Scalar& step) {
   WriteOut(out, [&](at::Tensor& t) { at::range_out(t, start, end, step); });
 }
-void linspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps) {
+void linspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end,
+                  std::int64_t steps) {
   WriteOut(out, [&](at::Tensor& t) { at::linspace_out(t, start, end, steps); });
 }
-void logspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps, double base) {
+void logspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
+                  double base) {
   WriteOut(out, [&](at::Tensor& t) { at::logspace_out(t, start, end, steps, base); });
 }
 void eye_out(Handle out, std::int64_t n, std::optional<std::int64_t> m) {

@@ -63,7 +63,8 @@ Handle ones_like(const Operand& example, const Options& options = {});
 Handle full_like(const Operand& example, const c10::Scalar& value, const Options& options = {});
 Handle rand_like(const Operand& example, const Options& options = {});
 Handle randn_like(const Operand& example, const Options& options = {});
-Handle randint_like(const Operand& example, std::int64_t low, std::int64_t high, const Options& options = {});
+Handle randint_like(const Operand& example, std::int64_t low, std::int64_t high,
+                    const Options& options = {});
 
 // Sequences: [start, end) by step; [start, end] by step (range, float by default);
 // `steps` values evenly spaced on [start, end], or base^those (logspace).
@@ -73,10 +74,11 @@ Handle range(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar
              const Options& options = {});
 Handle linspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
                 const Options& options = {});
-Handle logspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps, double base = 10,
-                const Options& options = {});
+Handle logspace(const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
+                double base = 10, const Options& options = {});
 // The n x m (m defaults to n) identity.
-Handle eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, const Options& options = {});
+Handle eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt,
+           const Options& options = {});
 // A random permutation of 0 .. n-1; long unless options say otherwise.
 Handle randperm(std::int64_t n, const Options& options = {});
 // real + i*imag, elementwise. A dtype option names the result's type: a complex dtype
@@ -86,7 +88,7 @@ Handle complex(const Operand& real, const Operand& imag, const Options& options 
 // inferred from the indices when empty. A dtype option converts the values. The new tensor
 // shares `indices` and `values` (as libtorch's sparse_coo_tensor does) unless it converts them.
 Handle sparse_coo(const Operand& indices, const Operand& values, const Shape& size = {},
-              const Options& options = {});
+                  const Options& options = {});
 
 // The _out forms: tensor(`mode; ...; out).
 void empty_out(Handle out, const Shape& size);
@@ -96,8 +98,10 @@ void full_out(Handle out, const Shape& size, const c10::Scalar& value);
 void rand_out(Handle out, const Shape& size);
 void randn_out(Handle out, const Shape& size);
 void randint_out(Handle out, std::int64_t low, std::int64_t high, const Shape& size);
-void arange_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step = 1);
-void range_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step = 1);
+void arange_out(Handle out, const c10::Scalar& start, const c10::Scalar& end,
+                const c10::Scalar& step = 1);
+void range_out(Handle out, const c10::Scalar& start, const c10::Scalar& end,
+               const c10::Scalar& step = 1);
 void linspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps);
 void logspace_out(Handle out, const c10::Scalar& start, const c10::Scalar& end, std::int64_t steps,
                   double base = 10);

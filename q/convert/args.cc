@@ -15,7 +15,8 @@ Args::Args(const char* fn, kabi::K x) : fn_(fn), whole_(x) {
 }
 
 void Args::Expected(std::size_t i, const char* what) const {
-  Fail("%s: arg[%d] expected %s, given %s", fn_, i, what, i < size() ? KName(items_[i]) : "nothing");
+  Fail("%s: arg[%d] expected %s, given %s", fn_, i, what,
+       i < size() ? KName(items_[i]) : "nothing");
 }
 
 void Args::Unrecognized() const { Fail("%s: unrecognized arg(s) - %s", fn_, KName(whole_)); }

@@ -39,15 +39,16 @@ class Args {
   bool IsPointerAt(std::size_t i) const;
   bool IsSymbolAt(std::size_t i) const;
   Handle PointerAt(std::size_t i) const;
-  std::int64_t LongAt(std::size_t i) const;       // a long, int, short or byte atom
-  double DoubleAt(std::size_t i) const;           // a float, real, long, int or short atom
-  c10::Scalar ScalarAt(std::size_t i) const;      // a boolean, byte, short, int, long, real or float atom
-  bool BoolAt(std::size_t i) const;               // a boolean atom
+  std::int64_t LongAt(std::size_t i) const;  // a long, int, short or byte atom
+  double DoubleAt(std::size_t i) const;      // a float, real, long, int or short atom
+  c10::Scalar ScalarAt(
+      std::size_t i) const;          // a boolean, byte, short, int, long, real or float atom
+  bool BoolAt(std::size_t i) const;  // a boolean atom
   std::string SymbolAt(std::size_t i) const;
   std::vector<std::string> SymbolsAt(std::size_t i) const;  // a symbol atom or vector
   std::vector<std::int64_t> LongsAt(std::size_t i) const;   // an integer atom or vector
-  Operand OperandAt(std::size_t i) const;         // a pointer, or a copy of k data
-  Operand InputAt(std::size_t i) const;           // a pointer, or a view of k data (read only)
+  Operand OperandAt(std::size_t i) const;                   // a pointer, or a copy of k data
+  Operand InputAt(std::size_t i) const;  // a pointer, or a view of k data (read only)
 
   // "<fn>: unrecognized arg(s) - <kname of the whole argument>"
   [[noreturn]] void Unrecognized() const;

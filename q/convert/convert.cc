@@ -51,8 +51,8 @@ signed char KType(c10::ScalarType t) {
 }
 
 constexpr std::array<const char*, 20> kTypeNames = {
-    "",     "boolean", "guid",   "",         "byte",     "short",  "int",
-    "long", "real",    "float",  "char",     "symbol",   "timestamp", "month",
+    "",     "boolean",  "guid",     "",       "byte",   "short",     "int",
+    "long", "real",     "float",    "char",   "symbol", "timestamp", "month",
     "date", "datetime", "timespan", "minute", "second", "time"};
 
 }  // namespace
@@ -124,7 +124,9 @@ c10::TensorOptions SimpleOptions(const char* fn, K x) {
 
 // Where a simple k value's items are, and its shape.
 void* SimpleData(K x) { return x->t < 0 ? static_cast<void*>(&x->g) : kabi::Payload(x); }
-std::vector<std::int64_t> SimpleShape(K x) { return x->t < 0 ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{x->n}; }
+std::vector<std::int64_t> SimpleShape(K x) {
+  return x->t < 0 ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{x->n};
+}
 
 }  // namespace
 
@@ -157,7 +159,8 @@ Nesting NestingOf(const char* fn, K x) {
 }
 
 // Copies the leaves of x (at list level `depth`) to *out in row-major order.
-void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::size_t item_size, char** out) {
+void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::size_t item_size,
+                char** out) {
   if (depth == n.leaf_depth) {
     if (x->t != n.leaf_type || (x->t > 0 && x->n != n.shape.back())) Ragged(fn);
     const std::size_t bytes = (x->t < 0 ? 1 : x->n) * item_size;
@@ -173,7 +176,8 @@ void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::s
 
 at::Tensor TensorViewOfK(const char* fn, K x) {
   if (x == nullptr) Fail("%s: expecting k array, given null", fn);
-  if (x->t != kabi::kMixed) return at::from_blob(SimpleData(x), SimpleShape(x), SimpleOptions(fn, x));
+  if (x->t != kabi::kMixed)
+    return at::from_blob(SimpleData(x), SimpleShape(x), SimpleOptions(fn, x));
   // A nesting of lists: copied at once into one tensor of its shape.
   const Nesting n = NestingOf(fn, x);
   K leaf = x;
@@ -194,7 +198,8 @@ at::Tensor TensorFromK(const char* fn, K x) {
 namespace {
 
 // Rows of a contiguous buffer as nested general lists, the last dimension as k vectors of type.
-K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed char type, std::size_t item_size) {
+K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed char type,
+              std::size_t item_size) {
   if (d + 1 == sizes.size()) {
     K row = kabi::ktn(type, sizes[d]);
     if (sizes[d] > 0) std::memcpy(kabi::Payload(row), data, sizes[d] * item_size);
@@ -203,7 +208,8 @@ K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed cha
   std::size_t step = item_size;
   for (std::size_t i = d + 1; i < sizes.size(); ++i) step *= sizes[i];
   K x = kabi::ktn(kabi::kMixed, sizes[d]);
-  for (std::int64_t i = 0; i < sizes[d]; ++i) Items(x)[i] = NestedLists(data + i * step, sizes, d + 1, type, item_size);
+  for (std::int64_t i = 0; i < sizes[d]; ++i)
+    Items(x)[i] = NestedLists(data + i * step, sizes, d + 1, type, item_size);
   return x;
 }
 
@@ -222,7 +228,8 @@ K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
   }
   const signed char type = KType(t.scalar_type());
   if (!t.device().is_cpu()) t = t.to(c10::kCPU);
-  if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float) t = t.to(c10::ScalarType::Float);
+  if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float)
+    t = t.to(c10::ScalarType::Float);
   if (!t.is_contiguous()) t = t.contiguous();
   if (t.dim() == 0) {
     K x = kabi::ka(-type);
@@ -264,7 +271,8 @@ Value ValueFromK(const char* fn, K x, ObjectClass as) {
   K keys = kabi::DictKeys(x), values = kabi::DictValues(x);
   if (values->t != kabi::kMixed) Fail("%s: dictionary values must be a general list of arrays", fn);
   TensorDict d;
-  for (long long i = 0; i < keys->n; ++i) d.insert(kabi::Symbols(keys)[i], TensorFromK(fn, Items(values)[i]));
+  for (long long i = 0; i < keys->n; ++i)
+    d.insert(kabi::Symbols(keys)[i], TensorFromK(fn, Items(values)[i]));
   return d;
 }
 
@@ -303,7 +311,8 @@ K CollapseAtoms(K list) {
   }
   K v = kabi::ktn(-t, list->n);
   for (long long i = 0; i < list->n; ++i) {
-    std::memcpy(static_cast<char*>(kabi::Payload(v)) + i * kWidth[-t], &Items(list)[i]->g, kWidth[-t]);
+    std::memcpy(static_cast<char*>(kabi::Payload(v)) + i * kWidth[-t], &Items(list)[i]->g,
+                kWidth[-t]);
   }
   kabi::r0(list);
   return v;
@@ -335,12 +344,11 @@ K Shaped(const PerElement<T>& v, One one, Many many) {
 }  // namespace
 
 K KFromPerElement(const PerElement<std::int64_t>& v) {
-  return Shaped(v, [](std::int64_t j) { return kabi::kj(j); }, KFromLongs);
+  return Shaped(
+      v, [](std::int64_t j) { return kabi::kj(j); }, KFromLongs);
 }
 
-K KFromPerElement(const PerElement<std::string>& v) {
-  return Shaped(v, Symbol, Symbols);
-}
+K KFromPerElement(const PerElement<std::string>& v) { return Shaped(v, Symbol, Symbols); }
 
 K KFromPerElement(const PerElement<std::vector<std::int64_t>>& v) {
   return Shaped(v, KFromLongs, [](const std::vector<std::vector<std::int64_t>>& all) {

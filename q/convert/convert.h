@@ -4,8 +4,9 @@
 // Pointers are ktorch's: a 1-item general list holding a long (the handle id), so they survive
 // (a;b) but not a,b. k arrays become CPU tensors (b bool, x byte, c char, h short, i int,
 // j long, e float, f double; nested general lists of equal shape become higher dimensions) and
-// tensors come back the same way (half as real, complex as real/imaginary pairs). Errors: kscope::Error naming the function.
-// Every K returned is owned by the caller; K arguments are borrowed.
+// tensors come back the same way (half as real, complex as real/imaginary pairs). Errors:
+// kscope::Error naming the function. Every K returned is owned by the caller; K arguments are
+// borrowed.
 #ifndef KSCOPE_Q_CONVERT_CONVERT_H_
 #define KSCOPE_Q_CONVERT_CONVERT_H_
 

@@ -22,9 +22,10 @@ bool IsInput(kabi::K x) {
 // (ktorch's activations, flatten, onehot and pdist): relu (1 2.0;3 4.0) is relu of a matrix, not
 // relu of 1 2.0 with option 3 4.0.
 constexpr absl::string_view kArrayIsTheInput[] = {
-    "celu",    "elu",        "flatten",   "gelu",  "glu",      "hardshrink", "hardtanh",  "leakyrelu",
-    "logsigmoid", "mish",    "onehot",    "pdist", "relu",     "relu6",      "rrelu",     "selu",
-    "silu",    "softmin",    "softplus",  "softshrink", "softsign", "tanhshrink", "threshold",
+    "celu",     "elu",        "flatten",    "gelu",       "glu",       "hardshrink",
+    "hardtanh", "leakyrelu",  "logsigmoid", "mish",       "onehot",    "pdist",
+    "relu",     "relu6",      "rrelu",      "selu",       "silu",      "softmin",
+    "softplus", "softshrink", "softsign",   "tanhshrink", "threshold",
 };
 
 // A k array's element type and sizes, or nothing if x is not a (rectangular) array of numbers.
@@ -61,11 +62,13 @@ FormArgs FormArgsFromK(const char* fn, kabi::K x, const Signature& signature) {
   const Args a(fn, x);
   if (a.size() < signature.fewest_inputs) a.Unrecognized();
   std::size_t n = 0;
-  while (n < a.size() && (n < signature.fewest_inputs || (n < signature.most_inputs && IsInput(a[n])))) {
+  while (n < a.size() &&
+         (n < signature.fewest_inputs || (n < signature.most_inputs && IsInput(a[n])))) {
     f.inputs.push_back(a.InputAt(n++));
   }
   OwnDataBesideHandles(&f.inputs);
-  if (n < a.size()) OptionsFromK(fn, x, static_cast<long long>(n), signature.options, &f.positional, &f.named);
+  if (n < a.size())
+    OptionsFromK(fn, x, static_cast<long long>(n), signature.options, &f.positional, &f.named);
   return f;
 }
 

@@ -11,9 +11,9 @@
 
 #include <vector>
 
+#include "api/core/operand.h"
 #include "api/nn/functional.h"
 #include "api/nn/options.h"
-#include "api/core/operand.h"
 #include "q/convert/k_abi.h"
 
 namespace kscope::q {

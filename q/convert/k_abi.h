@@ -22,11 +22,11 @@ namespace kabi {
 // One k object: a 16-byte header, then (for vectors) the items. Atoms keep their value in the
 // union; vectors keep their count there (`n`) and their items from offset 16 on.
 struct Object {
-  signed char m;  // q's allocator: do not touch
-  signed char a;  // q's allocator: do not touch
-  signed char t;  // type code (below); negative = atom
-  char u;         // attribute
-  std::int32_t r; // reference count, 0-based
+  signed char m;   // q's allocator: do not touch
+  signed char a;   // q's allocator: do not touch
+  signed char t;   // type code (below); negative = atom
+  char u;          // attribute
+  std::int32_t r;  // reference count, 0-based
   union {
     std::uint8_t g;
     std::int16_t h;
@@ -91,7 +91,7 @@ inline void* Payload(K x) { return reinterpret_cast<char*>(x) + sizeof(Object); 
 inline std::uint8_t* Bytes(K x) { return static_cast<std::uint8_t*>(Payload(x)); }  // 1 4
 inline char* Chars(K x) { return static_cast<char*>(Payload(x)); }                  // 10
 inline std::int16_t* Shorts(K x) { return static_cast<std::int16_t*>(Payload(x)); }
-inline std::int32_t* Ints(K x) { return static_cast<std::int32_t*>(Payload(x)); }  // 6 13 14 17-19
+inline std::int32_t* Ints(K x) { return static_cast<std::int32_t*>(Payload(x)); }   // 6 13 14 17-19
 inline std::int64_t* Longs(K x) { return static_cast<std::int64_t*>(Payload(x)); }  // 7 12 16
 inline float* Reals(K x) { return static_cast<float*>(Payload(x)); }
 inline double* Floats(K x) { return static_cast<double*>(Payload(x)); }  // 9 15
@@ -118,8 +118,8 @@ K kj(long long);
 K ke(double);
 K kf(double);
 K kc(int);
-K ks(char*);   // symbol atom (interns its argument)
-K kp(char*);   // char vector from a C string
+K ks(char*);  // symbol atom (interns its argument)
+K kp(char*);  // char vector from a C string
 K kpn(char*, long long);
 K kd(int);
 K kt(int);
@@ -161,8 +161,8 @@ int setm(int);
 void m9();
 int ymd(int year, int month, int day);
 int dj(int date);
-int ver();               // q's build date, yyyymmdd
-long long gc(long long); // heap coalesce: bytes released
+int ver();                // q's build date, yyyymmdd
+long long gc(long long);  // heap coalesce: bytes released
 
 }  // extern "C"
 

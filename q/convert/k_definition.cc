@@ -14,7 +14,8 @@ bool IsDepthValuePairs(K x) {
   if (x->t != kabi::kMixed || x->n == 0) return false;
   for (long long i = 0; i < x->n; ++i) {
     K item = kabi::Items(x)[i];
-    if (item->t != kabi::kMixed || item->n != 2 || kabi::Items(item)[0]->t != -kabi::kLong) return false;
+    if (item->t != kabi::kMixed || item->n != 2 || kabi::Items(item)[0]->t != -kabi::kLong)
+      return false;
   }
   return true;
 }
@@ -146,7 +147,8 @@ K KFromOption(const nn::OptionValue& v) {
     case 8: {
       const auto& named = std::get<nn::NamedTensors>(v);
       K values = kabi::ktn(kabi::kMixed, static_cast<long long>(named.tensors.size()));
-      for (std::size_t i = 0; i < named.tensors.size(); ++i) kabi::Items(values)[i] = KFromTensor(named.tensors[i]);
+      for (std::size_t i = 0; i < named.tensors.size(); ++i)
+        kabi::Items(values)[i] = KFromTensor(named.tensors[i]);
       return kabi::xD(Symbols(named.names), values);
     }
     default: {
@@ -198,15 +200,18 @@ LossDescription LossDescriptionFromK(K d) {
 }
 
 K KFromLossDescription(const LossDescription& d) {
-  return kabi::xD(Symbols({"module", "options"}), kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+  return kabi::xD(Symbols({"module", "options"}),
+                  kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
 }
 
 nn::NamedValues OptionsFromDictionary(const char* fn, K d) {
   if (d->t != kabi::kDictionary) Fail("%s: `options expects a dictionary, given %s", fn, KName(d));
   K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
-  if (keys->t != kabi::kSymbol && keys->n > 0) Fail("%s: `options expects symbol keys, given %s", fn, KName(keys));
+  if (keys->t != kabi::kSymbol && keys->n > 0)
+    Fail("%s: `options expects symbol keys, given %s", fn, KName(keys));
   nn::NamedValues named;
-  for (long long j = 0; j < keys->n; ++j) named.emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
+  for (long long j = 0; j < keys->n; ++j)
+    named.emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
   return named;
 }
 
@@ -225,12 +230,17 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
   auto is_name = [&](K item) {
     return IsSymbol(item) && std::find(names.begin(), names.end(), SymbolText(item)) != names.end();
   };
-  auto is_name_text = [&](const char* s) { return std::find(names.begin(), names.end(), s) != names.end(); };
+  auto is_name_text = [&](const char* s) {
+    return std::find(names.begin(), names.end(), s) != names.end();
+  };
   // A name-value pair given as one item, as `amsgrad,1b makes it: (`amsgrad;1b), or as a
   // symbol pair when the value is a symbol: `reduce`sum.
-  auto is_symbol_pair = [&](K item) { return item->t == kabi::kSymbol && item->n == 2 && is_name_text(kabi::Symbols(item)[0]); };
+  auto is_symbol_pair = [&](K item) {
+    return item->t == kabi::kSymbol && item->n == 2 && is_name_text(kabi::Symbols(item)[0]);
+  };
   auto is_pair = [&](K item) {
-    return (item->t == kabi::kMixed && item->n == 2 && is_name(kabi::Items(item)[0])) || is_symbol_pair(item);
+    return (item->t == kabi::kMixed && item->n == 2 && is_name(kabi::Items(item)[0])) ||
+           is_symbol_pair(item);
   };
   long long i = from;
   for (; i < list->n; ++i) {
@@ -245,7 +255,8 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
       if (keys->t != kabi::kSymbol || values->t != kabi::kMixed || i + 1 != list->n) {
         Fail("%s: options dictionary must be last, with symbol keys and general list values", fn);
       }
-      for (long long j = 0; j < keys->n; ++j) named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
+      for (long long j = 0; j < keys->n; ++j)
+        named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
       return;
     }
     if (is_symbol_pair(item)) {
@@ -256,7 +267,8 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
       named->emplace_back(SymbolText(kabi::Items(item)[0]), OptionFromK(fn, kabi::Items(item)[1]));
       continue;
     }
-    if (!IsSymbol(item) || i + 1 >= list->n) Fail("%s: expecting name-value pairs after the positional options", fn);
+    if (!IsSymbol(item) || i + 1 >= list->n)
+      Fail("%s: expecting name-value pairs after the positional options", fn);
     named->emplace_back(SymbolText(item), OptionFromK(fn, kabi::Items(list)[++i]));
   }
 }

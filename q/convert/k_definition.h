@@ -37,8 +37,9 @@ nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d);
 // a pair may also be one item, (`name;value) as `name,value makes it, or `name`value for a
 // symbol value, as ktorch reads `reduce`sum) or a trailing
 // dictionary, from items [from, n) of a general list.
-void OptionsFromK(const char* fn, kabi::K list, long long from, const std::vector<std::string>& names,
-                  std::vector<nn::OptionValue>* positional, nn::NamedValues* named);
+void OptionsFromK(const char* fn, kabi::K list, long long from,
+                  const std::vector<std::string>& names, std::vector<nn::OptionValue>* positional,
+                  nn::NamedValues* named);
 
 ModuleDefinition DefinitionFromK(kabi::K x);
 

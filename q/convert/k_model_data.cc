@@ -44,7 +44,8 @@ bool IsOneArray(K x) {
   K* items = kabi::Items(x);
   for (long long i = 0; i < x->n; ++i) {
     if (IsPointer(items[i]) || IsSelection(items[i])) return false;
-    if (items[i]->t != items[0]->t || (items[i]->t >= 0 && items[i]->n != items[0]->n)) return false;
+    if (items[i]->t != items[0]->t || (items[i]->t >= 0 && items[i]->n != items[0]->n))
+      return false;
   }
   return true;
 }

@@ -6,8 +6,8 @@
 // k arrays (each item one part, in order); or one k array — a general list whose items all
 // have the same type and count is one array (a matrix), any other general list of arrays is a
 // list of parts. K arguments are borrowed; the DataParts returned refer to the handles, which
-// api/model/model_data.h looks up. Errors: kscope::Error naming `fn`. Call with the plugin's lock held
-// (inside Guard), as every adapter is.
+// api/model/model_data.h looks up. Errors: kscope::Error naming `fn`. Call with the plugin's lock
+// held (inside Guard), as every adapter is.
 #ifndef KSCOPE_Q_CONVERT_K_MODEL_DATA_H_
 #define KSCOPE_Q_CONVERT_K_MODEL_DATA_H_
 

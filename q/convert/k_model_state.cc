@@ -14,7 +14,8 @@ namespace {
 
 using kabi::K;
 
-K Dictionary(K module, K loss, K optimizer, const nn::NamedValues& train, const nn::NamedValues& test) {
+K Dictionary(K module, K loss, K optimizer, const nn::NamedValues& train,
+             const nn::NamedValues& test) {
   return kabi::xD(Symbols({"module", "loss", "optimizer", "train", "test"}),
                   kabi::knk(5, module, loss, optimizer, KFromOptions(train), KFromOptions(test)));
 }
@@ -28,7 +29,8 @@ K KFromModelDescription(const ModelDescription& d) {
 
 K KFromModelState(const ModelState& s) {
   return Dictionary(KFromModuleState(s.module), KFromLossDescription(s.loss),
-                    KFromOptimizerDescription(s.optimizer.description, &s.optimizer.buffers), s.train, s.test);
+                    KFromOptimizerDescription(s.optimizer.description, &s.optimizer.buffers),
+                    s.train, s.test);
 }
 
 Handle ModelFromK(K d) {
@@ -57,7 +59,10 @@ Handle ModelFromK(K d) {
     } else if (key == "test") {
       test = OptionsFromDictionary("test", value);
     } else {
-      Fail("model: unexpected key `%s in a model dictionary, expecting `module`loss`optimizer`train`test", key);
+      Fail(
+          "model: unexpected key `%s in a model dictionary, expecting "
+          "`module`loss`optimizer`train`test",
+          key);
     }
   }
   if (module == nullptr) Fail("model: module not specified");

@@ -25,7 +25,8 @@ struct Cell {
 K ItemOf(Cell c) { return c.list->t == kabi::kMixed ? kabi::Items(c.list)[c.i] : nullptr; }
 
 [[noreturn]] void Expected(const char* field, const char* what, Cell c) {
-  Fail("%s: `%s expects %s, given %s", kFn, field, what, ItemOf(c) ? KName(ItemOf(c)) : KName(c.list) + " item");
+  Fail("%s: `%s expects %s, given %s", kFn, field, what,
+       ItemOf(c) ? KName(ItemOf(c)) : KName(c.list) + " item");
 }
 
 // Field `name` of row `row`: a dictionary's value or an item of a table's column.
@@ -34,7 +35,8 @@ std::optional<Cell> FieldOf(K x, const char* name, long long row) {
   K d = table ? kabi::TableDict(x) : x;
   K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
   for (long long j = 0; j < keys->n; ++j) {
-    if (std::strcmp(kabi::Symbols(keys)[j], name) == 0) return table ? Cell{kabi::Items(values)[j], row} : Cell{values, j};
+    if (std::strcmp(kabi::Symbols(keys)[j], name) == 0)
+      return table ? Cell{kabi::Items(values)[j], row} : Cell{values, j};
   }
   return std::nullopt;
 }
@@ -114,14 +116,16 @@ K KFromDict(const TensorDict& d) { return KFromValue(Value(d)); }
 K KFromModuleState(const ModuleState& state) {
   if (state.size() == 1) {
     const ModuleStateRow& r = state[0];
-    return kabi::xD(Symbols({"depth", "module", "name", "options", "parms", "buffers"}),
-                    kabi::knk(6, kabi::kj(r.module.depth), Symbol(r.module.kind), Symbol(r.module.name),
-                              KFromOptions(r.module.options), KFromDict(r.parms), KFromDict(r.buffers)));
+    return kabi::xD(
+        Symbols({"depth", "module", "name", "options", "parms", "buffers"}),
+        kabi::knk(6, kabi::kj(r.module.depth), Symbol(r.module.kind), Symbol(r.module.name),
+                  KFromOptions(r.module.options), KFromDict(r.parms), KFromDict(r.buffers)));
   }
   const auto n = static_cast<long long>(state.size());
   std::vector<std::int64_t> depth;
   std::vector<std::string> kind, name;
-  K options = kabi::ktn(kabi::kMixed, n), parms = kabi::ktn(kabi::kMixed, n), buffers = kabi::ktn(kabi::kMixed, n);
+  K options = kabi::ktn(kabi::kMixed, n), parms = kabi::ktn(kabi::kMixed, n),
+    buffers = kabi::ktn(kabi::kMixed, n);
   for (long long i = 0; i < n; ++i) {
     const ModuleStateRow& r = state[i];
     depth.push_back(r.module.depth);
@@ -131,17 +135,22 @@ K KFromModuleState(const ModuleState& state) {
     kabi::Items(parms)[i] = KFromDict(r.parms);
     kabi::Items(buffers)[i] = KFromDict(r.buffers);
   }
-  return kabi::xT(kabi::xD(Symbols({"depth", "module", "name", "options", "parms", "buffers"}),
-                           kabi::knk(6, KFromLongs(depth), Symbols(kind), Symbols(name), options, parms, buffers)));
+  return kabi::xT(kabi::xD(
+      Symbols({"depth", "module", "name", "options", "parms", "buffers"}),
+      kabi::knk(6, KFromLongs(depth), Symbols(kind), Symbols(name), options, parms, buffers)));
 }
 
 bool IsModuleTable(K x) {
-  return x != nullptr && (x->t == kabi::kTable || (x->t == kabi::kDictionary && kabi::DictKeys(x)->t == kabi::kSymbol));
+  return x != nullptr && (x->t == kabi::kTable ||
+                          (x->t == kabi::kDictionary && kabi::DictKeys(x)->t == kabi::kSymbol));
 }
 
 Handle ModuleFromK(K x) {
-  if (!IsModuleTable(x)) Fail("%s: expecting a module description or state (dictionary or table), given %s", kFn, KName(x));
-  const long long rows = x->t == kabi::kTable ? kabi::Items(kabi::DictValues(kabi::TableDict(x)))[0]->n : 1;
+  if (!IsModuleTable(x))
+    Fail("%s: expecting a module description or state (dictionary or table), given %s", kFn,
+         KName(x));
+  const long long rows =
+      x->t == kabi::kTable ? kabi::Items(kabi::DictValues(kabi::TableDict(x)))[0]->n : 1;
   ModuleState state;
   for (long long i = 0; i < rows; ++i) state.push_back(RowOf(x, i));
   if (FieldOf(x, "parms", 0) || FieldOf(x, "buffers", 0)) return module(state);
@@ -155,8 +164,8 @@ Handle ModuleFromK(K x) {
 K KFromModuleRows(const std::vector<ModuleRow>& rows) {
   if (rows.size() == 1) {
     return kabi::xD(Symbols({"depth", "module", "name", "options"}),
-                    kabi::knk(4, kabi::kj(rows[0].depth), Symbol(rows[0].kind), Symbol(rows[0].name),
-                              KFromOptions(rows[0].options)));
+                    kabi::knk(4, kabi::kj(rows[0].depth), Symbol(rows[0].kind),
+                              Symbol(rows[0].name), KFromOptions(rows[0].options)));
   }
   std::vector<std::int64_t> depth;
   std::vector<std::string> kind, name;

@@ -34,17 +34,21 @@ K LongColumn(const std::vector<ObjectRow>& rows, F value) {
 }  // namespace
 
 K KFromObjectRows(const std::vector<ObjectRow>& rows) {
-  K names = Symbols({"ptr", "class", "device", "dtype", "size", "elements", "bytes", "scope", "origin"});
+  K names =
+      Symbols({"ptr", "class", "device", "dtype", "size", "elements", "bytes", "scope", "origin"});
   K columns = kabi::knk(
       9, Column(rows, [](const ObjectRow& r) { return Pointer(r.ptr); }),
       SymbolColumn(rows, [](const ObjectRow& r) { return std::string(ClassName(r.object_class)); }),
       SymbolColumn(rows, [](const ObjectRow& r) { return r.device; }),
       SymbolColumn(rows, [](const ObjectRow& r) { return r.dtype; }),
-      Column(rows, [](const ObjectRow& r) {
-        // ktorch shows a tensor's size as its dims, any other object's as one count (a vector's
-        // or dictionary's tensors, a module's, loss's, optimizer's or model's parameters).
-        return r.object_class == ObjectClass::kTensor ? KFromLongs(r.size) : kabi::kj(r.size.at(0));
-      }),
+      Column(rows,
+             [](const ObjectRow& r) {
+               // ktorch shows a tensor's size as its dims, any other object's as one count (a
+               // vector's or dictionary's tensors, a module's, loss's, optimizer's or model's
+               // parameters).
+               return r.object_class == ObjectClass::kTensor ? KFromLongs(r.size)
+                                                             : kabi::kj(r.size.at(0));
+             }),
       LongColumn(rows, [](const ObjectRow& r) { return r.elements; }),
       LongColumn(rows, [](const ObjectRow& r) { return r.bytes; }),
       LongColumn(rows, [](const ObjectRow& r) { return static_cast<std::int64_t>(r.scope); }),

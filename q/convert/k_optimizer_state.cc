@@ -26,15 +26,19 @@ std::vector<nn::NamedValues> GroupOptionsFromK(K x) {
   } else if (x->t == kabi::kMixed) {
     for (long long i = 0; i < x->n; ++i) {
       K d = kabi::Items(x)[i];
-      if (d->t != kabi::kDictionary) Fail("opt: optimizer options expected dictionary per group, given %s", KName(d));
+      if (d->t != kabi::kDictionary)
+        Fail("opt: optimizer options expected dictionary per group, given %s", KName(d));
       groups.push_back(OptionsFromDictionary("opt", d));
     }
   } else if (x->t == kabi::kTable) {
-    K columns = kabi::TableDict(x), names = kabi::DictKeys(columns), values = kabi::DictValues(columns);
+    K columns = kabi::TableDict(x), names = kabi::DictKeys(columns),
+      values = kabi::DictValues(columns);
     const long long rows = names->n ? kabi::Items(values)[0]->n : 0;
     for (long long r = 0; r < rows; ++r) {
       nn::NamedValues row;
-      for (long long c = 0; c < names->n; ++c) row.emplace_back(kabi::Symbols(names)[c], OptionFromListAt("opt", kabi::Items(values)[c], r));
+      for (long long c = 0; c < names->n; ++c)
+        row.emplace_back(kabi::Symbols(names)[c],
+                         OptionFromListAt("opt", kabi::Items(values)[c], r));
       groups.push_back(std::move(row));
     }
   } else {
@@ -61,8 +65,9 @@ OptimizerBuffers BuffersFromK(K d) {
   const at::Tensor all = values->t == kabi::kMixed ? at::Tensor() : TensorFromK("opt", values);
   OptimizerBuffers out;
   for (long long i = 0; i < keys->n; ++i) {
-    out.emplace_back(kabi::Symbols(keys)[i],
-                     all.defined() ? all.select(0, i).clone() : TensorFromK("opt", kabi::Items(values)[i]));
+    out.emplace_back(kabi::Symbols(keys)[i], all.defined()
+                                                 ? all.select(0, i).clone()
+                                                 : TensorFromK("opt", kabi::Items(values)[i]));
   }
   return out;
 }
@@ -77,17 +82,23 @@ std::vector<std::int64_t> LongsOf(K x) {
 void ParmsFromK(K table, OptimizerState* s) {
   if (table->t != kabi::kTable) Fail("opt: parms expected a table, given %s", KName(table));
   K columns = kabi::TableDict(table);
-  K group = Entry(columns, "parmgroup"), name = Entry(columns, "name"), size = Entry(columns, "size");
+  K group = Entry(columns, "parmgroup"), name = Entry(columns, "name"),
+    size = Entry(columns, "size");
   K buffers = Entry(columns, "buffers");
-  if (group == nullptr || name == nullptr || size == nullptr) Fail("opt: parms table needs columns parmgroup, name and size");
-  if (name->t != kabi::kSymbol) Fail("opt: parms name column expected symbols, given %s", KName(name));
+  if (group == nullptr || name == nullptr || size == nullptr)
+    Fail("opt: parms table needs columns parmgroup, name and size");
+  if (name->t != kabi::kSymbol)
+    Fail("opt: parms name column expected symbols, given %s", KName(name));
   const std::vector<std::int64_t> groups = LongsOf(group);
   for (long long r = 0; r < name->n; ++r) {
     K shape = size->t == kabi::kMixed ? kabi::Items(size)[r] : nullptr;
-    std::vector<std::int64_t> dims = shape != nullptr ? LongsOf(shape) : std::vector<std::int64_t>{kabi::Longs(size)[r]};
-    s->description.parameters.push_back(OptimizerParameter{groups[r], 0, "", kabi::Symbols(name)[r], std::move(dims)});
+    std::vector<std::int64_t> dims =
+        shape != nullptr ? LongsOf(shape) : std::vector<std::int64_t>{kabi::Longs(size)[r]};
+    s->description.parameters.push_back(
+        OptimizerParameter{groups[r], 0, "", kabi::Symbols(name)[r], std::move(dims)});
     if (buffers != nullptr) {
-      if (buffers->t != kabi::kMixed) Fail("opt: parms buffers column expected dictionaries, given %s", KName(buffers));
+      if (buffers->t != kabi::kMixed)
+        Fail("opt: parms buffers column expected dictionaries, given %s", KName(buffers));
       s->buffers.push_back(BuffersFromK(kabi::Items(buffers)[r]));
     }
   }
@@ -99,7 +110,8 @@ K KFromGroupOptions(const std::vector<nn::NamedValues>& groups) {
   bool same_names = !groups.empty();
   for (const nn::NamedValues& g : groups) {
     same_names = same_names && g.size() == groups[0].size();
-    for (std::size_t j = 0; same_names && j < g.size(); ++j) same_names = g[j].first == groups[0][j].first;
+    for (std::size_t j = 0; same_names && j < g.size(); ++j)
+      same_names = g[j].first == groups[0][j].first;
   }
   if (!same_names) {
     K list = kabi::ktn(kabi::kMixed, static_cast<long long>(groups.size()));
@@ -111,16 +123,19 @@ K KFromGroupOptions(const std::vector<nn::NamedValues>& groups) {
   for (std::size_t j = 0; j < groups[0].size(); ++j) {
     names.push_back(groups[0][j].first);
     K column = kabi::ktn(kabi::kMixed, static_cast<long long>(groups.size()));
-    for (std::size_t g = 0; g < groups.size(); ++g) kabi::Items(column)[g] = KFromOption(groups[g][j].second);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      kabi::Items(column)[g] = KFromOption(groups[g][j].second);
     kabi::Items(columns)[j] = CollapseAtoms(column);
   }
   return kabi::xT(kabi::xD(Symbols(names), columns));
 }
 
-K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<OptimizerBuffers>* buffers) {
+K KFromOptimizerDescription(const OptimizerDescription& d,
+                            const std::vector<OptimizerBuffers>* buffers) {
   K options = KFromGroupOptions(d.options);
   const auto n = static_cast<long long>(d.parameters.size());
-  K group = kabi::ktn(kabi::kLong, n), pointer = kabi::ktn(kabi::kLong, n), size = kabi::ktn(kabi::kMixed, n);
+  K group = kabi::ktn(kabi::kLong, n), pointer = kabi::ktn(kabi::kLong, n),
+    size = kabi::ktn(kabi::kMixed, n);
   std::vector<std::string> modules, names;
   for (long long i = 0; i < n; ++i) {
     const OptimizerParameter& p = d.parameters[i];
@@ -139,7 +154,8 @@ K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<Opt
     kabi::jk(&values, cells);
   }
   K parms = kabi::xT(kabi::xD(Symbols(columns), values));
-  return kabi::xD(Symbols({"optimizer", "options", "parms"}), kabi::knk(3, Symbol(d.kind), options, parms));
+  return kabi::xD(Symbols({"optimizer", "options", "parms"}),
+                  kabi::knk(3, Symbol(d.kind), options, parms));
 }
 
 K KFromOptimizerState(Handle o, bool all_options) {
@@ -150,7 +166,8 @@ K KFromOptimizerState(Handle o, bool all_options) {
 OptimizerState OptimizerStateFromK(K x) {
   if (x->t != kabi::kDictionary) Fail("opt: expected optimizer dictionary, given %s", KName(x));
   K kind = Entry(x, "optimizer"), options = Entry(x, "options"), parms = Entry(x, "parms");
-  if (kind == nullptr || !IsSymbol(kind)) Fail("opt: optimizer dictionary needs `optimizer, a symbol");
+  if (kind == nullptr || !IsSymbol(kind))
+    Fail("opt: optimizer dictionary needs `optimizer, a symbol");
   OptimizerState s;
   s.description.kind = SymbolText(kind);
   if (options != nullptr) s.description.options = GroupOptionsFromK(options);

@@ -29,7 +29,8 @@ kabi::K KFromGroupOptions(const std::vector<nn::NamedValues>& groups);
 
 // The description of an optimizer, with a buffers column when `buffers` is given (one entry
 // per row of d.parameters).
-kabi::K KFromOptimizerDescription(const OptimizerDescription& d, const std::vector<OptimizerBuffers>* buffers);
+kabi::K KFromOptimizerDescription(const OptimizerDescription& d,
+                                  const std::vector<OptimizerBuffers>* buffers);
 
 // A description or state dictionary read back: the options as a general list of
 // dictionaries, a table or one dictionary; the parms table's parmgroup, name and size columns

@@ -37,8 +37,9 @@ K To(K x) {
 }
 
 K Copyto(K x) {
-  return WithTarget("copyto", x,
-                    [](Handle p, const auto& target, bool async) { return Pointer(copyto(p, target, async)); });
+  return WithTarget("copyto", x, [](Handle p, const auto& target, bool async) {
+    return Pointer(copyto(p, target, async));
+  });
 }
 
 }  // namespace

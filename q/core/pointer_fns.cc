@@ -1,16 +1,16 @@
 // Adapters for the pointer API: obj free return use mapped ptr class device dtype size
 // elements bytes tensorcount ref addref str.
 #include "absl/cleanup/cleanup.h"
-#include "api/tensor/info.h"
 #include "api/core/pointer.h"
+#include "api/tensor/info.h"
 #include "api/tensor/tensor.h"
-#include "runtime/names.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_obj_rows.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
+#include "runtime/names.h"
 
 namespace kscope::q {
 namespace {
@@ -19,10 +19,10 @@ using kabi::K;
 
 // The one pointer argument of an attribute function.
 Handle OnePointer(const char* fn, K x) {
-  if (!IsPointer(x)) Fail("%s: need allocated torch object, e.g. tensor, module, given %s", fn, KName(x));
+  if (!IsPointer(x))
+    Fail("%s: need allocated torch object, e.g. tensor, module, given %s", fn, KName(x));
   return HandleOf(x);
 }
-
 
 K Obj(K x) {
   return Guard([&] {
@@ -41,7 +41,8 @@ K Free(K x) {
       std::vector<Handle> handles;
       for (long long i = 0; i < x->n; ++i) {
         K item = kabi::Items(x)[i];
-        if (!IsPointer(item)) Fail("free: expecting pytorch object but element[%d] is %s", i, KName(item));
+        if (!IsPointer(item))
+          Fail("free: expecting pytorch object but element[%d] is %s", i, KName(item));
         handles.push_back(HandleOf(item));
       }
       kscope::free(handles);
@@ -52,7 +53,8 @@ K Free(K x) {
       for (long long i = 0; i < keys->n; ++i) {
         K item = kabi::Items(values)[i];
         if (!IsPointer(item)) {
-          Fail("free: expecting pytorch object but dictionary key[`%s] is %s", kabi::Symbols(keys)[i], KName(item));
+          Fail("free: expecting pytorch object but dictionary key[`%s] is %s",
+               kabi::Symbols(keys)[i], KName(item));
         }
         named.emplace_back(kabi::Symbols(keys)[i], HandleOf(item));
       }
@@ -98,7 +100,9 @@ K Mapped(K x) {
   return Guard([&] { return kabi::kb(IsPointer(x) && mapped(HandleOf(x))); });
 }
 
-K Ptr(K x) { return Guard([&] { return KFromPerElement(ptr(PointerArgument("ptr", x))); }); }
+K Ptr(K x) {
+  return Guard([&] { return KFromPerElement(ptr(PointerArgument("ptr", x))); });
+}
 
 K Class(K x) {
   return Guard([&] { return Symbol(std::string(ClassName(class_(OnePointer("class", x))))); });
@@ -159,9 +163,13 @@ K Bytes(K x) {
   });
 }
 
-K Tensorcount(K x) { return Guard([&] { return kabi::kj(tensorcount(OnePointer("tensorcount", x))); }); }
+K Tensorcount(K x) {
+  return Guard([&] { return kabi::kj(tensorcount(OnePointer("tensorcount", x))); });
+}
 
-K Ref(K x) { return Guard([&] { return KFromPerElement(ref(PointerArgument("ref", x))); }); }
+K Ref(K x) {
+  return Guard([&] { return KFromPerElement(ref(PointerArgument("ref", x))); });
+}
 
 K Addref(K x) {
   return Guard([&] {
@@ -180,14 +188,22 @@ K Str(K x) {
 }  // namespace
 
 std::vector<Export> PointerExports() {
-  return {Unary("obj", Obj),           Unary("free", Free),
-          Unary("return", Return),     Export{"use", reinterpret_cast<void*>(Use), 2},
-          Unary("mapped", Mapped),     Unary("ptr", Ptr),
-          Unary("class", Class),       Unary("device", Device),
-          Unary("dtype", Dtype),       Unary("size", Size),
-          Unary("elements", Elements), Unary("bytes", Bytes),
-          Unary("tensorcount", Tensorcount), Unary("ref", Ref),
-          Unary("addref", Addref),     Unary("str", Str)};
+  return {Unary("obj", Obj),
+          Unary("free", Free),
+          Unary("return", Return),
+          Export{"use", reinterpret_cast<void*>(Use), 2},
+          Unary("mapped", Mapped),
+          Unary("ptr", Ptr),
+          Unary("class", Class),
+          Unary("device", Device),
+          Unary("dtype", Dtype),
+          Unary("size", Size),
+          Unary("elements", Elements),
+          Unary("bytes", Bytes),
+          Unary("tensorcount", Tensorcount),
+          Unary("ref", Ref),
+          Unary("addref", Addref),
+          Unary("str", Str)};
 }
 
 }  // namespace kscope::q

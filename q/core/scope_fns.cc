@@ -70,7 +70,8 @@ K EndScope(K x) {
 // The message of the error dot left pending, as a string.
 std::string PendingError() {
   K e = kabi::ee(nullptr);
-  std::string message = e != nullptr && e->t == kabi::kError && e->s != nullptr ? e->s : "withscope: error";
+  std::string message =
+      e != nullptr && e->t == kabi::kError && e->s != nullptr ? e->s : "withscope: error";
   if (e != nullptr) kabi::r0(e);
   return message;
 }
@@ -111,7 +112,8 @@ K Leaks(K x) {
     LeakCheck check = LeakCheck::After(static_cast<std::uint64_t>(id));
     if (a.size() == 1) return KFromObjectRows(check.Leaks());
     const std::string mode = a.SymbolAt(1);
-    if (mode != "free" && mode != "check") Fail("leaks: expecting `free or `check, given `%s", mode);
+    if (mode != "free" && mode != "check")
+      Fail("leaks: expecting `free or `check, given `%s", mode);
     const std::vector<ObjectRow> leaks = check.Leaks();
     check.Release();
     if (mode == "free") return kabi::kj(static_cast<long long>(leaks.size()));

@@ -1,9 +1,9 @@
 // Adapters for batching and shuffling tensors, vectors and dictionaries: batch restore shuffle.
 // batch m selects a model's next training batch (api/model/model_data.h); restore m and shuffle m
 // reach the model through api/data/batch.h.
+#include "api/core/pointer.h"
 #include "api/data/batch.h"
 #include "api/model/model_data.h"
-#include "api/core/pointer.h"
 #include "q/convert/args.h"
 #include "q/exports.h"
 #include "q/guard.h"
@@ -22,7 +22,8 @@ struct SizeAndDim {
 // The w or w,dim argument of batch.
 SizeAndDim SizeAndDimAt(const Args& a, std::size_t i) {
   const std::vector<std::int64_t> v = a.LongsAt(i);
-  if (v.empty() || v.size() > 2) Fail("%s: arg[%d] expected batch size or (size;dim), given %d long(s)", a.fn(), i, v.size());
+  if (v.empty() || v.size() > 2)
+    Fail("%s: arg[%d] expected batch size or (size;dim), given %d long(s)", a.fn(), i, v.size());
   return {v[0], v.size() == 2 ? v[1] : 0};
 }
 

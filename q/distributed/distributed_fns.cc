@@ -28,10 +28,10 @@
 #include <string>
 
 #include "absl/strings/strip.h"
+#include "api/core/pointer.h"
 #include "api/distributed/collectives.h"
 #include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
-#include "api/core/pointer.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/exports.h"
@@ -66,17 +66,18 @@ Handle GroupAt(const Args& a, std::size_t i) { return i < a.size() ? a.PointerAt
 Value DataAt(const Args& a, std::size_t i) {
   K x = a[i];
   const ObjectClass c = x->t == kabi::kDictionary ? ObjectClass::kDictionary
-                        : x->t == kabi::kMixed   ? ObjectClass::kVector
-                                                 : ObjectClass::kTensor;
+                        : x->t == kabi::kMixed    ? ObjectClass::kVector
+                                                  : ObjectClass::kTensor;
   return ValueFromK(a.fn(), x, c);
 }
 
 // `rank`world`rendezvous`backend`timeout! of a group's options.
 K KFromGroupOptions(const GroupOptions& o) {
-  const std::int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
+  const std::int64_t nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
   return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout"}),
-                  kabi::knk(5, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous), Symbol(o.backend),
-                            kabi::ktj(-kabi::kTimespan, nanos)));
+                  kabi::knk(5, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous),
+                            Symbol(o.backend), kabi::ktj(-kabi::kTimespan, nanos)));
 }
 
 K Group(K x) {
@@ -102,7 +103,8 @@ K Allreduce(K x) {
     const Args a("allreduce", x);
     if (a.empty() || a.size() > 3) a.Unrecognized();
     std::size_t next = 1;
-    const Reduction op = a.IsSymbolAt(next) ? ReductionFromName("allreduce", a.SymbolAt(next++)) : Reduction::kSum;
+    const Reduction op =
+        a.IsSymbolAt(next) ? ReductionFromName("allreduce", a.SymbolAt(next++)) : Reduction::kSum;
     const Handle g = GroupAt(a, next);
     if (a.size() > next + 1) a.Unrecognized();
     if (a.IsPointerAt(0)) {
@@ -151,7 +153,8 @@ K Distribute(K x) {
     const Handle m = a.PointerAt(0);
     if (a.size() == 2 && IsNull(a[1])) {
       // undistribute names itself in its errors; through q the call is distribute's.
-      if (class_(m) != ObjectClass::kModel) Fail("distribute: expected model, given %s", ClassName(class_(m)));
+      if (class_(m) != ObjectClass::kModel)
+        Fail("distribute: expected model, given %s", ClassName(class_(m)));
       undistribute(m);
     } else {
       distribute(m, GroupAt(a, 1));
@@ -163,8 +166,9 @@ K Distribute(K x) {
 }  // namespace
 
 std::vector<Export> DistributedExports() {
-  return {Unary("group", Group), Unary("allreduce", Allreduce), Unary("broadcast", Broadcast),
-          Unary("allgather", Allgather), Unary("barrier", Barrier), Unary("distribute", Distribute)};
+  return {Unary("group", Group),         Unary("allreduce", Allreduce),
+          Unary("broadcast", Broadcast), Unary("allgather", Allgather),
+          Unary("barrier", Barrier),     Unary("distribute", Distribute)};
 }
 
 }  // namespace kscope::q

@@ -38,7 +38,8 @@ K Seed(K x) {
       }
       return kabi::xD(Symbols(devices), KFromLongs(values));
     }
-    if (a.size() == 1 && a.IsSymbolAt(0)) return kabi::kj(static_cast<std::int64_t>(initial_seed(a.SymbolAt(0))));
+    if (a.size() == 1 && a.IsSymbolAt(0))
+      return kabi::kj(static_cast<std::int64_t>(initial_seed(a.SymbolAt(0))));
     if (a.size() == 1) {
       seed_all(SeedAt(a, 0));
       return K{nullptr};
@@ -102,7 +103,8 @@ K Config(K x) {
     }
     K out = kabi::ktn(kabi::kMixed, static_cast<long long>(lines.size()));
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      kabi::Items(out)[i] = kabi::kpn(const_cast<char*>(lines[i].data()), static_cast<long long>(lines[i].size()));
+      kabi::Items(out)[i] =
+          kabi::kpn(const_cast<char*>(lines[i].data()), static_cast<long long>(lines[i].size()));
     }
     return out;
   });
@@ -112,7 +114,8 @@ K Config(K x) {
 K Version(K x) {
   return Guard([&] {
     if (IsNull(x)) return kabi::kf(version_number());
-    if (!IsEmptyList(x)) Fail("version: unexpected arg(s), use version() for string, version[] for number");
+    if (!IsEmptyList(x))
+      Fail("version: unexpected arg(s), use version() for string, version[] for number");
     const std::string v = version();
     return kabi::kpn(const_cast<char*>(v.data()), static_cast<long long>(v.size()));
   });

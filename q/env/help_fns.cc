@@ -3,8 +3,8 @@
 // optimizer kind's options with their defaults; help p -> the defaults of the kind of module,
 // loss or optimizer p holds.
 // Every table is built from api/env/help.h, which derives it from the kind tables.
-#include "api/tensor/autograd.h"
 #include "api/env/help.h"
+#include "api/tensor/autograd.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
@@ -38,7 +38,8 @@ K KFromChars(const std::vector<char>& chars) {
 K Strings(const std::vector<std::string>& texts) {
   K x = kabi::ktn(kabi::kMixed, static_cast<long long>(texts.size()));
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    kabi::Items(x)[i] = kabi::kpn(const_cast<char*>(texts[i].data()), static_cast<long long>(texts[i].size()));
+    kabi::Items(x)[i] =
+        kabi::kpn(const_cast<char*>(texts[i].data()), static_cast<long long>(texts[i].size()));
   }
   return x;
 }

@@ -1,7 +1,7 @@
 // setting[] -> dictionary of every setting; setting`name -> its value; setting(`name;value)
 // sets a writable one. ktorch's keys in ktorch's order (libtorch's build features and global
-// flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict and scope.
-// One table row per setting; a setter reads its value (a boolean, or a long) before changing
+// flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict and
+// scope. One table row per setting; a setter reads its value (a boolean, or a long) before changing
 // anything.
 #include <atomic>
 #include <string>
@@ -9,9 +9,9 @@
 #include "api/env/environment.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/env/settings.h"
 #include "runtime/errors.h"
 #include "scope/scope_stack.h"
 
@@ -36,7 +36,8 @@ constexpr const char* kBuilt = "it is a feature of the libtorch build";
 constexpr SettingEntry kSettings[] = {
     {"mkl", [] { return kabi::kb(build_features().mkl); }, nullptr, kBuilt},
     {"openmp", [] { return kabi::kb(build_features().openmp); }, nullptr, kBuilt},
-    {"threads", [] { return kabi::kj(threads()); }, [](const Args& a) { set_threads(a.LongAt(1)); }, nullptr},
+    {"threads", [] { return kabi::kj(threads()); }, [](const Args& a) { set_threads(a.LongAt(1)); },
+     nullptr},
     {"interopthreads", [] { return kabi::kj(interop_threads()); },
      [](const Args& a) { set_interop_threads(a.LongAt(1)); }, nullptr},
     {"mps", [] { return kabi::kb(build_features().mps); }, nullptr, kBuilt},
@@ -44,19 +45,22 @@ constexpr SettingEntry kSettings[] = {
     {"magma", [] { return kabi::kb(build_features().magma); }, nullptr, kBuilt},
     {"cudnn", [] { return kabi::kb(build_features().cudnn); }, nullptr, kBuilt},
     {"cudnnversion", [] { return kabi::kj(build_features().cudnn_version); }, nullptr, kBuilt},
-    {"cudadevices", [] { return kabi::kj(cuda_device_count()); }, nullptr, "it is the number of CUDA devices"},
-    {"benchmark", [] { return kabi::kb(cudnn_benchmark()); }, [](const Args& a) { set_cudnn_benchmark(a.BoolAt(1)); },
-     nullptr},
+    {"cudadevices", [] { return kabi::kj(cuda_device_count()); }, nullptr,
+     "it is the number of CUDA devices"},
+    {"benchmark", [] { return kabi::kb(cudnn_benchmark()); },
+     [](const Args& a) { set_cudnn_benchmark(a.BoolAt(1)); }, nullptr},
     {"deterministic", [] { return kabi::kj(deterministic()); },
      [](const Args& a) { set_deterministic(a.LongAt(1)); }, nullptr},
     {"cudnndeterministic", [] { return kabi::kb(cudnn_deterministic()); },
      [](const Args& a) { set_cudnn_deterministic(a.BoolAt(1)); }, nullptr},
-    {"stackframe", [] { return kabi::kb(Stackframe()); }, [](const Args& a) { SetStackframe(a.BoolAt(1)); }, nullptr},
-    {"alloptions", [] { return kabi::kb(AllOptions()); }, [](const Args& a) { SetAllOptions(a.BoolAt(1)); },
+    {"stackframe", [] { return kabi::kb(Stackframe()); },
+     [](const Args& a) { SetStackframe(a.BoolAt(1)); }, nullptr},
+    {"alloptions", [] { return kabi::kb(AllOptions()); },
+     [](const Args& a) { SetAllOptions(a.BoolAt(1)); }, nullptr},
+    {"complexfirst", [] { return kabi::kb(ComplexFirst()); },
+     [](const Args& a) { SetComplexFirst(a.BoolAt(1)); }, nullptr},
+    {"strict", [] { return kabi::kb(Strict()); }, [](const Args& a) { SetStrict(a.BoolAt(1)); },
      nullptr},
-    {"complexfirst", [] { return kabi::kb(ComplexFirst()); }, [](const Args& a) { SetComplexFirst(a.BoolAt(1)); },
-     nullptr},
-    {"strict", [] { return kabi::kb(Strict()); }, [](const Args& a) { SetStrict(a.BoolAt(1)); }, nullptr},
     {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
 };
 

@@ -16,8 +16,8 @@
 #include <optional>
 #include <utility>
 
-#include "api/math/math_catalogue.h"
 #include "api/core/pointer.h"
+#include "api/math/math_catalogue.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/exports.h"
@@ -31,15 +31,20 @@ using kabi::K;
 
 bool IsNumberAtom(K x) {
   switch (x->t) {
-    case -kabi::kBoolean: case -kabi::kByte: case -kabi::kShort: case -kabi::kInt:
-    case -kabi::kLong: case -kabi::kReal: case -kabi::kFloat:
-      return true;
-    default:
-      return false;
+    case -kabi::kBoolean:
+    case -kabi::kByte:
+    case -kabi::kShort:
+    case -kabi::kInt:
+    case -kabi::kLong:
+    case -kabi::kReal:
+    case -kabi::kFloat: return true;
+    default: return false;
   }
 }
 
-bool IsIntegerAtom(K x) { return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort; }
+bool IsIntegerAtom(K x) {
+  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort;
+}
 
 // A tensor item: a pointer, or k data that is not an atom of another kind.
 bool IsTensorItem(K x) { return IsPointer(x) || (x->t >= 0 && x->t < 20) || IsNumberAtom(x); }
@@ -55,12 +60,15 @@ bool Fits(char kind, K x) {
     case 'L': return IsIntegerAtom(x) || x->t == kabi::kLong || x->t == kabi::kInt;
     case 'b': return x->t == -kabi::kBoolean;
     case 'f': return x->t == -kabi::kFloat || x->t == -kabi::kReal || IsIntegerAtom(x);
-    case 'y': case 'd': return x->t == -kabi::kSymbol;
+    case 'y':
+    case 'd': return x->t == -kabi::kSymbol;
     default: return x->t == -kabi::kSymbol || x->t == kabi::kSymbol;  // o
   }
 }
 
-bool IsVectorPointer(K x) { return IsPointer(x) && mapped(HandleOf(x)) && class_(HandleOf(x)) == ObjectClass::kVector; }
+bool IsVectorPointer(K x) {
+  return IsPointer(x) && mapped(HandleOf(x)) && class_(HandleOf(x)) == ObjectClass::kVector;
+}
 
 struct Parsed {
   std::vector<math::Arg> args;
@@ -118,7 +126,8 @@ class Parser {
   math::Arg Tensors(std::size_t i) const {
     if (a_.IsPointerAt(i)) return a_.PointerAt(i);
     K list = a_[i];
-    if (list->t != kabi::kMixed) Fail("%s: arg[%d] expected a vector or a list of tensors, given %s", f_.name, i, KName(list));
+    if (list->t != kabi::kMixed)
+      Fail("%s: arg[%d] expected a vector or a list of tensors, given %s", f_.name, i, KName(list));
     std::vector<Operand> items;
     bool copy = copy_;
     for (long long j = 0; j < list->n; ++j) copy = copy || IsPointer(kabi::Items(list)[j]);
@@ -137,17 +146,18 @@ class Parser {
         return TensorAt(i);
       case 't': return TensorAt(i);
       case 'T': return Tensors(i);
-      case 's':
-        return a_.ScalarAt(i);
+      case 's': return a_.ScalarAt(i);
       case 'l': return a_.LongAt(i);
       case 'L': return a_.LongsAt(i);
       case 'b': return a_.BoolAt(i);
       case 'f':
         if (IsIntegerAtom(x)) return static_cast<double>(a_.LongAt(i));
         if (x->t == -kabi::kReal) return static_cast<double>(x->e);
-        if (x->t != -kabi::kFloat) Fail("%s: arg[%d] expected double, given %s", f_.name, i, KName(x));
+        if (x->t != -kabi::kFloat)
+          Fail("%s: arg[%d] expected double, given %s", f_.name, i, KName(x));
         return x->f;
-      case 'y': case 'd': return a_.SymbolAt(i);
+      case 'y':
+      case 'd': return a_.SymbolAt(i);
       default: return a_.SymbolsAt(i);
     }
   }
@@ -170,7 +180,8 @@ bool IsDataList(K x) {
   if (x->t != kabi::kMixed || IsPointer(x)) return false;
   for (long long i = 0; i < x->n; ++i) {
     K item = kabi::Items(x)[i];
-    if (IsPointer(item) || IsNull(item) || item->t < 0 || item->t >= 20 || item->t == kabi::kSymbol) {
+    if (IsPointer(item) || IsNull(item) || item->t < 0 || item->t >= 20 ||
+        item->t == kabi::kSymbol) {
       return false;
     }
   }
@@ -212,9 +223,11 @@ constexpr std::array<K (*)(K), sizeof...(I)> EntryTable(std::index_sequence<I...
 std::vector<Export> MathCatalogueExports() {
   static constexpr auto entries = EntryTable(std::make_index_sequence<kMaxFunctions>());
   const auto functions = math::Functions();
-  if (functions.size() > kMaxFunctions) Fail("math: catalogue has more than %d functions", kMaxFunctions);
+  if (functions.size() > kMaxFunctions)
+    Fail("math: catalogue has more than %d functions", kMaxFunctions);
   std::vector<Export> exports;
-  for (std::size_t i = 0; i < functions.size(); ++i) exports.push_back(Unary(functions[i].name, entries[i]));
+  for (std::size_t i = 0; i < functions.size(); ++i)
+    exports.push_back(Unary(functions[i].name, entries[i]));
   return exports;
 }
 

@@ -5,10 +5,10 @@
 #include "api/math/math.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
-#include "q/exports.h"
 #include "q/convert/form_args.h"
-#include "q/guard.h"
 #include "q/convert/math_args.h"
+#include "q/exports.h"
+#include "q/guard.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -22,7 +22,8 @@ K WithDim(const char* fn, K x) {
   return Guard([&] {
     if (IsPointer(x) || (x->t > 0 && x->t < kabi::kSymbol) || LeadingItemsMakeOneArray(x)) {
       const Operand input = IsPointer(x) ? Operand(HandleOf(x)) : InputFromK(fn, x);
-      const std::int64_t d = input.is_handle() ? TensorOf(fn, input.handle()).dim() : input.data().dim();
+      const std::int64_t d =
+          input.is_handle() ? TensorOf(fn, input.handle()).dim() : input.data().dim();
       return KFromResult(Op(input, default_softmax_dim(d), Handle()));
     }
     const Args a(fn, x);

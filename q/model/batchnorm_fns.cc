@@ -31,12 +31,14 @@ Momenta MomentaFromK(const Args& a, std::size_t i) {
   K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
   if (keys->n == 0 && values->n == 0) return {};
   if (keys->t != kabi::kSymbol || values->t != kabi::kFloat) {
-    Fail("batchnorm: expected dictionary of layer names -> momentum (floats), given %s -> %s", KName(keys), KName(values));
+    Fail("batchnorm: expected dictionary of layer names -> momentum (floats), given %s -> %s",
+         KName(keys), KName(values));
   }
   Momenta momenta;
   for (long long j = 0; j < keys->n; ++j) {
     const double m = kabi::Floats(values)[j];
-    momenta.emplace_back(kabi::Symbols(keys)[j], std::isnan(m) ? std::nullopt : std::optional<double>(m));
+    momenta.emplace_back(kabi::Symbols(keys)[j],
+                         std::isnan(m) ? std::nullopt : std::optional<double>(m));
   }
   return momenta;
 }

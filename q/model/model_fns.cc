@@ -4,20 +4,20 @@
 #include <string>
 #include <vector>
 
-#include "api/tensor/container.h"
+#include "api/core/pointer.h"
 #include "api/model/model.h"
 #include "api/model/model_data.h"
 #include "api/model/model_run.h"
+#include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
-#include "api/core/pointer.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
-#include "q/exports.h"
-#include "q/guard.h"
 #include "q/convert/k_model_data.h"
 #include "q/convert/k_model_state.h"
 #include "q/env/settings.h"
+#include "q/exports.h"
+#include "q/guard.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -57,17 +57,21 @@ nn::OptionValue SettingFromK(const char* fn, K x) {
 
 // Item j of a list of setting values (a general list or a simple one).
 nn::OptionValue SettingAt(const char* fn, K values, long long j) {
-  return values->t == kabi::kMixed ? SettingFromK(fn, kabi::Items(values)[j]) : OptionFromListAt(fn, values, j);
+  return values->t == kabi::kMixed ? SettingFromK(fn, kabi::Items(values)[j])
+                                   : OptionFromListAt(fn, values, j);
 }
 
-// `names` (a symbol list) paired with `values`: a list of as many values, or one value for one name.
+// `names` (a symbol list) paired with `values`: a list of as many values, or one value for one
+// name.
 nn::NamedValues SettingsFromK(const char* fn, K names, K values) {
   if (names->t != kabi::kSymbol) Fail("%s: expecting setting names, given %s", fn, KName(names));
   nn::NamedValues settings;
-  const bool one = !(values->t >= kabi::kMixed && values->t <= kabi::kTime) || values->n != names->n;
+  const bool one =
+      !(values->t >= kabi::kMixed && values->t <= kabi::kTime) || values->n != names->n;
   if (one && names->n != 1) Fail("%s: %d setting names given with %s", fn, names->n, KName(values));
   for (long long i = 0; i < names->n; ++i) {
-    settings.emplace_back(kabi::Symbols(names)[i], one ? SettingFromK(fn, values) : SettingAt(fn, values, i));
+    settings.emplace_back(kabi::Symbols(names)[i],
+                          one ? SettingFromK(fn, values) : SettingAt(fn, values, i));
   }
   return settings;
 }
@@ -77,7 +81,9 @@ nn::NamedValues SettingsFromK(const char* fn, K names, K values) {
 bool IsOptionForm(const Args& a) {
   if (a.size() == 1) return true;
   const int t = a.size() > 1 ? a[1]->t : 0;
-  if (a.size() == 2) return t == -kabi::kBoolean || t == -kabi::kSymbol || t == kabi::kSymbol || t == kabi::kDictionary;
+  if (a.size() == 2)
+    return t == -kabi::kBoolean || t == -kabi::kSymbol || t == kabi::kSymbol ||
+           t == kabi::kDictionary;
   return a.size() == 3 && (t == -kabi::kSymbol || t == kabi::kSymbol);
 }
 
@@ -90,7 +96,9 @@ K OptionForm(nn::DataMode mode, const Args& a) {
       case -kabi::kBoolean: return KFromOptions(model_options(m, mode, a.BoolAt(1)));
       case -kabi::kSymbol: return KFromOption(model_option(m, mode, a.SymbolAt(1)));
       case kabi::kSymbol: return KFromOptions(model_options(m, mode, a.SymbolsAt(1)));
-      default: set_model_options(m, mode, SettingsFromK(a.fn(), kabi::DictKeys(second), kabi::DictValues(second)));
+      default:
+        set_model_options(m, mode,
+                          SettingsFromK(a.fn(), kabi::DictKeys(second), kabi::DictValues(second)));
     }
     return K{nullptr};
   }
@@ -124,7 +132,8 @@ K Data(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] {
     if (IsModel(x)) {
       const Handle m = HandleOf(x);
-      return kabi::knk(2, KFromDataTensors(model_input(m, mode)), KFromDataTensors(model_target(m, mode)));
+      return kabi::knk(2, KFromDataTensors(model_input(m, mode)),
+                       KFromDataTensors(model_target(m, mode)));
     }
     return DataForm(mode, Args(fn, x));
   });
@@ -171,13 +180,15 @@ K DataSize(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] { return kabi::kj(model_datasize(ModelArg(fn, x), mode)); });
 }
 K TestBatch(K x) {
-  return Guard([&] { return kabi::kb(model_batch(ModelArg("testbatch", x), nn::DataMode::kTest)); });
+  return Guard(
+      [&] { return kabi::kb(model_batch(ModelArg("testbatch", x), nn::DataMode::kTest)); });
 }
 K BatchInit(const char* fn, nn::DataMode mode, K x) {
   return Guard([&] { return kabi::kj(model_batchinit(ModelArg(fn, x), mode)); });
 }
 K TestRestore(K x) {
-  return Guard([&] { return kabi::kj(model_restore(ModelArg("testrestore", x), nn::DataMode::kTest)); });
+  return Guard(
+      [&] { return kabi::kj(model_restore(ModelArg("testrestore", x), nn::DataMode::kTest)); });
 }
 K Unshuffle(K x) {
   return Guard([&] {
@@ -195,7 +206,8 @@ K Backstep(K x) {
     const Args a("backstep", x);
     if (a.size() == 1) return KFromTensor(model_backstep(ModelArg("backstep", x)));
     if (a.size() != 3) a.Unrecognized();
-    return KFromTensor(model_backstep(a.PointerAt(0), DataPartsFromK("backstep", a[1]), DataPartsFromK("backstep", a[2])));
+    return KFromTensor(model_backstep(a.PointerAt(0), DataPartsFromK("backstep", a[1]),
+                                      DataPartsFromK("backstep", a[2])));
   });
 }
 

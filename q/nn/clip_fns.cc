@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "api/nn/clip.h"
-#include "api/model/model.h"
 #include "api/core/pointer.h"
+#include "api/model/model.h"
+#include "api/nn/clip.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/exports.h"
@@ -31,7 +31,8 @@ K ClipByOptions(Handle m) {
   return run_options(m, nn::DataMode::kTrain).clipgroup ? Floats(norms) : kabi::kf(norms.front());
 }
 
-// clip m | clip(p;maxnorm) | (p;maxnorm;normtype) | (p;maxnorm;groupflag) | (p;maxnorm;normtype;groupflag)
+// clip m | clip(p;maxnorm) | (p;maxnorm;normtype) | (p;maxnorm;groupflag) |
+// (p;maxnorm;normtype;groupflag)
 // -> the previous norm; one per group with the group flag on an optimizer or a model.
 K Clip(K x) {
   return Guard([&] {
@@ -45,7 +46,8 @@ K Clip(K x) {
     const double max_norm = a.DoubleAt(1);
     const double norm_type = numbers == 3 ? a.DoubleAt(2) : 2.0;
     const ObjectClass c = class_(h);
-    if (flagged && a.BoolAt(a.size() - 1) && (c == ObjectClass::kOptimizer || c == ObjectClass::kModel)) {
+    if (flagged && a.BoolAt(a.size() - 1) &&
+        (c == ObjectClass::kOptimizer || c == ObjectClass::kModel)) {
       return Floats(clip_groups(h, max_norm, norm_type));
     }
     return kabi::kf(clip(h, max_norm, norm_type));

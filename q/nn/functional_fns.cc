@@ -11,8 +11,8 @@
 #include "absl/strings/string_view.h"
 #include "api/nn/functional.h"
 #include "q/convert/convert.h"
-#include "q/exports.h"
 #include "q/convert/form_args.h"
+#include "q/exports.h"
 #include "q/guard.h"
 
 namespace kscope::q {
@@ -21,14 +21,15 @@ namespace {
 using kabi::K;
 
 constexpr const char* kFunctionalForms[] = {
-    "adaptavg1d", "adaptavg2d", "adaptavg3d", "adaptmax1d", "adaptmax2d", "adaptmax3d", "avgpool1d",
-    "avgpool2d",  "avgpool3d",  "bilinear",   "celu",       "elu",        "flatten",    "fmaxpool2d",
-    "fmaxpool3d", "fold",       "glu",        "hardshrink", "hardtanh",   "interpolate", "leakyrelu",
-    "linear",     "logsigmoid", "logsoftmax", "lppool1d",   "lppool2d",   "maxpool1d",  "maxpool2d",
-    "maxpool3d",  "normalize",  "onehot",     "pad",        "pairwise",   "pdist",      "prelu",
-    "randomcrop", "randomflip", "relu6",      "relu",       "rrelu",      "selu",       "similar",
-    "softmax",    "softmin",    "softplus",   "softshrink", "softsign",   "tanhshrink", "threshold",
-    "unfold",     "zscore",
+    "adaptavg1d", "adaptavg2d",  "adaptavg3d", "adaptmax1d", "adaptmax2d", "adaptmax3d",
+    "avgpool1d",  "avgpool2d",   "avgpool3d",  "bilinear",   "celu",       "elu",
+    "flatten",    "fmaxpool2d",  "fmaxpool3d", "fold",       "glu",        "hardshrink",
+    "hardtanh",   "interpolate", "leakyrelu",  "linear",     "logsigmoid", "logsoftmax",
+    "lppool1d",   "lppool2d",    "maxpool1d",  "maxpool2d",  "maxpool3d",  "normalize",
+    "onehot",     "pad",         "pairwise",   "pdist",      "prelu",      "randomcrop",
+    "randomflip", "relu6",       "relu",       "rrelu",      "selu",       "similar",
+    "softmax",    "softmin",     "softplus",   "softshrink", "softsign",   "tanhshrink",
+    "threshold",  "unfold",      "zscore",
 };
 static_assert(std::size(kFunctionalForms) == 51, "ktorch has 51 functional forms of layers");
 
@@ -56,9 +57,12 @@ std::vector<Export> FunctionalFormExports(std::index_sequence<I...>) {
 }  // namespace
 
 std::vector<Export> FunctionalExports() {
-  std::vector<Export> exports = FunctionalFormExports(std::make_index_sequence<std::size(kFunctionalForms)>());
+  std::vector<Export> exports =
+      FunctionalFormExports(std::make_index_sequence<std::size(kFunctionalForms)>());
   exports.erase(std::remove_if(exports.begin(), exports.end(),
-                               [](const Export& e) { return absl::c_linear_search(kExportedElsewhere, e.name); }),
+                               [](const Export& e) {
+                                 return absl::c_linear_search(kExportedElsewhere, e.name);
+                               }),
                 exports.end());
   return exports;
 }

@@ -8,7 +8,7 @@
 // options still follow it. A pointer gives null (the tensors changed in place); k data gives a
 // changed copy as k data. Options:
 //   fill(x[;sel];value)  dirac(x[;sel][;groups])  orthogonal/xnormal/xuniform(x[;sel][;gain])
-//   snormal(x[;sel];sparsity[;std])  knormal/kuniform(x[;sel][;nonlinearity][;fanin|fanout][;slope])
+//   snormal(x[;sel];sparsity[;std]) knormal/kuniform(x[;sel][;nonlinearity][;fanin|fanout][;slope])
 //   in any order  gain`nonlinearity / gain(`leakyrelu;slope) -> a float
 #include <optional>
 #include <string>
@@ -17,8 +17,8 @@
 #include "api/nn/init.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
-#include "q/exports.h"
 #include "q/convert/fill_target.h"
+#include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
 
@@ -27,7 +27,9 @@ namespace {
 
 using kabi::K;
 
-bool IsKaimingOption(const std::string& s) { return s == "fanin" || s == "fanout" || init::is_nonlinearity(s); }
+bool IsKaimingOption(const std::string& s) {
+  return s == "fanin" || s == "fanout" || init::is_nonlinearity(s);
+}
 
 // The number at i when given (and nothing after it), else `otherwise`.
 double OptionalNumberAt(const Args& a, std::size_t i, double otherwise) {
@@ -37,7 +39,8 @@ double OptionalNumberAt(const Args& a, std::size_t i, double otherwise) {
 
 // Decodes the target, calls init(args, first option, target), and encodes the result.
 template <typename Init>
-K InitCall(const char* fn, K x, std::size_t required, bool (*is_option)(const std::string&), Init init) {
+K InitCall(const char* fn, K x, std::size_t required, bool (*is_option)(const std::string&),
+           Init init) {
   return Guard([&] {
     const Args a(fn, x);
     const FillTarget t = FillTargetOf(a, required, is_option);
@@ -48,42 +51,45 @@ K InitCall(const char* fn, K x, std::size_t required, bool (*is_option)(const st
 
 // f x | f(x;sel): no options.
 K NoOptions(const char* fn, K x, void (*init)(const init::Target&)) {
-  return InitCall(fn, x, 0, NoOptionSymbols, [&](const Args& a, std::size_t i, const init::Target& t) {
-    if (a.size() > i) a.Unrecognized();
-    init(t);
-  });
+  return InitCall(fn, x, 0, NoOptionSymbols,
+                  [&](const Args& a, std::size_t i, const init::Target& t) {
+                    if (a.size() > i) a.Unrecognized();
+                    init(t);
+                  });
 }
 
 // f(x[;sel][;gain])
 K WithGain(const char* fn, K x, void (*init)(const init::Target&, double)) {
-  return InitCall(fn, x, 0, NoOptionSymbols, [&](const Args& a, std::size_t i, const init::Target& t) {
-    init(t, OptionalNumberAt(a, i, 1));
-  });
+  return InitCall(fn, x, 0, NoOptionSymbols,
+                  [&](const Args& a, std::size_t i, const init::Target& t) {
+                    init(t, OptionalNumberAt(a, i, 1));
+                  });
 }
 
 // f(x[;sel][;nonlinearity][;fanin|fanout][;slope]), options in any order, each at most once.
 K Kaiming(const char* fn, K x, void (*init)(const init::Target&, const init::Kaiming&)) {
-  return InitCall(fn, x, 0, IsKaimingOption, [&](const Args& a, std::size_t first, const init::Target& t) {
-    init::Kaiming o;
-    bool slope = false, mode = false, nonlinearity = false;
-    auto once = [&](bool* seen, const char* what) {
-      if (*seen) Fail("%s: %s given more than once", fn, what);
-      *seen = true;
-    };
-    for (std::size_t i = first; i < a.size(); ++i) {
-      if (a[i]->t != -kabi::kSymbol) {
-        once(&slope, "slope");
-        o.a = a.DoubleAt(i);
-      } else if (const std::string s = a.SymbolAt(i); s == "fanin" || s == "fanout") {
-        once(&mode, "fan mode");
-        o.fan_out = s == "fanout";
-      } else {
-        once(&nonlinearity, "nonlinearity");
-        o.nonlinearity = s;
-      }
-    }
-    init(t, o);
-  });
+  return InitCall(
+      fn, x, 0, IsKaimingOption, [&](const Args& a, std::size_t first, const init::Target& t) {
+        init::Kaiming o;
+        bool slope = false, mode = false, nonlinearity = false;
+        auto once = [&](bool* seen, const char* what) {
+          if (*seen) Fail("%s: %s given more than once", fn, what);
+          *seen = true;
+        };
+        for (std::size_t i = first; i < a.size(); ++i) {
+          if (a[i]->t != -kabi::kSymbol) {
+            once(&slope, "slope");
+            o.a = a.DoubleAt(i);
+          } else if (const std::string s = a.SymbolAt(i); s == "fanin" || s == "fanout") {
+            once(&mode, "fan mode");
+            o.fan_out = s == "fanout";
+          } else {
+            once(&nonlinearity, "nonlinearity");
+            o.nonlinearity = s;
+          }
+        }
+        init(t, o);
+      });
 }
 
 K Zeros(K x) { return NoOptions("zeros", x, init::zeros); }
@@ -92,25 +98,27 @@ K Eye(K x) { return NoOptions("eye", x, init::eye); }
 
 // fill(x[;sel];value)
 K Fill(K x) {
-  return InitCall("fill", x, 1, NoOptionSymbols, [](const Args& a, std::size_t i, const init::Target& t) {
-    if (a.size() != i + 1) a.Unrecognized();
-    const K v = a[i];
-    if (v->t == -kabi::kFloat || v->t == -kabi::kReal) {
-      init::fill(t, a.DoubleAt(i));
-    } else if (v->t == -kabi::kBoolean) {
-      init::fill(t, a.BoolAt(i));
-    } else {
-      init::fill(t, a.LongAt(i));
-    }
-  });
+  return InitCall("fill", x, 1, NoOptionSymbols,
+                  [](const Args& a, std::size_t i, const init::Target& t) {
+                    if (a.size() != i + 1) a.Unrecognized();
+                    const K v = a[i];
+                    if (v->t == -kabi::kFloat || v->t == -kabi::kReal) {
+                      init::fill(t, a.DoubleAt(i));
+                    } else if (v->t == -kabi::kBoolean) {
+                      init::fill(t, a.BoolAt(i));
+                    } else {
+                      init::fill(t, a.LongAt(i));
+                    }
+                  });
 }
 
 // dirac(x[;sel][;groups])
 K Dirac(K x) {
-  return InitCall("dirac", x, 0, NoOptionSymbols, [](const Args& a, std::size_t i, const init::Target& t) {
-    if (a.size() > i + 1) a.Unrecognized();
-    init::dirac(t, a.size() > i ? a.LongAt(i) : 1);
-  });
+  return InitCall("dirac", x, 0, NoOptionSymbols,
+                  [](const Args& a, std::size_t i, const init::Target& t) {
+                    if (a.size() > i + 1) a.Unrecognized();
+                    init::dirac(t, a.size() > i ? a.LongAt(i) : 1);
+                  });
 }
 
 K Orthogonal(K x) { return WithGain("orthogonal", x, init::orthogonal); }
@@ -121,10 +129,11 @@ K Kuniform(K x) { return Kaiming("kuniform", x, init::kaiming_uniform); }
 
 // snormal(x[;sel];sparsity[;std])
 K Snormal(K x) {
-  return InitCall("snormal", x, 1, NoOptionSymbols, [](const Args& a, std::size_t i, const init::Target& t) {
-    if (a.size() <= i) a.Unrecognized();
-    init::sparse(t, a.DoubleAt(i), OptionalNumberAt(a, i + 1, 0.01));
-  });
+  return InitCall("snormal", x, 1, NoOptionSymbols,
+                  [](const Args& a, std::size_t i, const init::Target& t) {
+                    if (a.size() <= i) a.Unrecognized();
+                    init::sparse(t, a.DoubleAt(i), OptionalNumberAt(a, i + 1, 0.01));
+                  });
 }
 
 // gain`nonlinearity | gain(`leakyrelu;slope) -> the recommended gain
@@ -133,17 +142,18 @@ K Gain(K x) {
     const Args a("gain", x);
     if (a.size() != 1 && a.size() != 2) a.Unrecognized();
     const std::string nonlinearity = a.SymbolAt(0);
-    return kabi::kf(init::gain(nonlinearity, a.size() == 2 ? std::optional<double>(a.DoubleAt(1)) : std::nullopt));
+    return kabi::kf(init::gain(
+        nonlinearity, a.size() == 2 ? std::optional<double>(a.DoubleAt(1)) : std::nullopt));
   });
 }
 
 }  // namespace
 
 std::vector<Export> InitExports() {
-  return {Unary("zeros", Zeros),       Unary("ones", Ones),         Unary("fill", Fill),
-          Unary("eye", Eye),           Unary("dirac", Dirac),       Unary("orthogonal", Orthogonal),
-          Unary("knormal", Knormal),   Unary("kuniform", Kuniform), Unary("snormal", Snormal),
-          Unary("xnormal", Xnormal),   Unary("xuniform", Xuniform), Unary("gain", Gain)};
+  return {Unary("zeros", Zeros),     Unary("ones", Ones),         Unary("fill", Fill),
+          Unary("eye", Eye),         Unary("dirac", Dirac),       Unary("orthogonal", Orthogonal),
+          Unary("knormal", Knormal), Unary("kuniform", Kuniform), Unary("snormal", Snormal),
+          Unary("xnormal", Xnormal), Unary("xuniform", Xuniform), Unary("gain", Gain)};
 }
 
 }  // namespace kscope::q

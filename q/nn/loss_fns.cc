@@ -6,17 +6,17 @@
 #include <iterator>
 #include <utility>
 
-#include "api/nn/loss.h"
+#include "api/core/pointer.h"
 #include "api/model/model.h"
 #include "api/model/model_run.h"
-#include "api/core/pointer.h"
+#include "api/nn/loss.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
-#include "q/convert/k_definition.h"
-#include "q/exports.h"
 #include "q/convert/form_args.h"
-#include "q/guard.h"
+#include "q/convert/k_definition.h"
 #include "q/env/settings.h"
+#include "q/exports.h"
+#include "q/guard.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -24,13 +24,16 @@ namespace {
 
 using kabi::K;
 
-// loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss(m;yhat;y) | loss l | loss(l;flag) | loss(l;inputs..)
+// loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss(m;yhat;y) | loss l
+// | loss(l;flag) | loss(l;inputs..)
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
-    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_loss(HandleOf(x)));
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel)
+      return Pointer(model_loss(HandleOf(x)));
     if (IsPointer(x) || (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean)) {
-      const LossDescription d = describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : AllOptions());
+      const LossDescription d =
+          describe_loss(a.PointerAt(0), a.size() == 2 ? a.BoolAt(1) : AllOptions());
       return KFromLossDescription(d);
     }
     if (x->t == kabi::kDictionary) return Pointer(loss(LossDescriptionFromK(x)));
@@ -46,11 +49,13 @@ K Loss(K x) {
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;
     if (x->t == kabi::kSymbol && x->n > 0) {  // (`mse;`sum) is the symbol list `mse`sum in q
-      for (long long i = 1; i < x->n; ++i) positional.emplace_back(std::string(kabi::Symbols(x)[i]));
+      for (long long i = 1; i < x->n; ++i)
+        positional.emplace_back(std::string(kabi::Symbols(x)[i]));
       return Pointer(loss(kabi::Symbols(x)[0], positional, named));
     }
     const std::string kind = a.SymbolAt(0);
-    if (x->t == kabi::kMixed) OptionsFromK(kind.c_str(), x, 1, loss_signature(kind).options, &positional, &named);
+    if (x->t == kabi::kMixed)
+      OptionsFromK(kind.c_str(), x, 1, loss_signature(kind).options, &positional, &named);
     return Pointer(loss(kind, positional, named));
   });
 }

@@ -2,18 +2,18 @@
 // childnames child children training.
 #include <variant>
 
+#include "api/core/pointer.h"
 #include "api/model/model.h"
-#include "api/tensor/container.h"
 #include "api/model/model_run.h"
 #include "api/nn/module.h"
-#include "api/core/pointer.h"
+#include "api/tensor/container.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
+#include "q/convert/k_module_state.h"
+#include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/env/settings.h"
-#include "q/convert/k_module_state.h"
 #include "runtime/errors.h"
 #include "scope/scope_stack.h"
 
@@ -35,14 +35,18 @@ K Extend(const Args& a) {
   return K{nullptr};
 }
 
-// module defn | module q | module m (the model's module) | module(q;flag) | module(q;[depth;]defn|child)
+// module defn | module q | module m (the model's module) | module(q;flag) |
+// module(q;[depth;]defn|child)
 K Module(K x) {
   return Guard([&] {
-    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_module(HandleOf(x)));
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel)
+      return Pointer(model_module(HandleOf(x)));
     if (IsPointer(x)) return KFromModuleRows(describe(HandleOf(x), AllOptions()));
-    if (IsModuleTable(x)) return Pointer(ModuleFromK(x));  // a description or state (q/convert/k_module_state.h)
+    if (IsModuleTable(x))
+      return Pointer(ModuleFromK(x));  // a description or state (q/convert/k_module_state.h)
     const Args a("module", x);
-    if (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean) return KFromModuleRows(describe(a.PointerAt(0), a.BoolAt(1)));
+    if (a.size() == 2 && a.IsPointerAt(0) && a[1]->t == -kabi::kBoolean)
+      return KFromModuleRows(describe(a.PointerAt(0), a.BoolAt(1)));
     if ((a.size() == 2 || a.size() == 3) && a.IsPointerAt(0)) return Extend(a);
     return Pointer(module(DefinitionFromK(x)));
   });
@@ -98,13 +102,15 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
         const Args items(fn, a[i]);
         for (std::size_t j = 0; j < items.size(); ++j) add(items, j);
       } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
-        for (const at::Tensor& t : vector(a.PointerAt(i))) inputs.emplace_back(t);  // a vector's tensors
+        for (const at::Tensor& t : vector(a.PointerAt(i)))
+          inputs.emplace_back(t);  // a vector's tensors
       } else {
         add(a, i);
       }
     }
     OwnDataBesideHandles(&inputs);
-    return ForwardResult(fn, mode, forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));
+    return ForwardResult(fn, mode,
+                         forward(a.PointerAt(0), inputs, mode, named_child ? a.SymbolAt(1) : ""));
   });
 }
 
@@ -181,10 +187,19 @@ K Training(K x) {
 }  // namespace
 
 std::vector<Export> ModuleExports() {
-  return {Unary("module", Module),       Unary("seq", Seq),           Unary("forward", Forward),
-          Unary("nforward", Nforward),   Unary("kforward", Kforward),   Unary("eforward", Eforward), Unary("evaluate", Evaluate),
-          Unary("parmnames", Parmnames), Unary("parm", Parm),         Unary("parms", Parms),
-          Unary("childnames", Childnames), Unary("child", Child),     Unary("children", Children),
+  return {Unary("module", Module),
+          Unary("seq", Seq),
+          Unary("forward", Forward),
+          Unary("nforward", Nforward),
+          Unary("kforward", Kforward),
+          Unary("eforward", Eforward),
+          Unary("evaluate", Evaluate),
+          Unary("parmnames", Parmnames),
+          Unary("parm", Parm),
+          Unary("parms", Parms),
+          Unary("childnames", Childnames),
+          Unary("child", Child),
+          Unary("children", Children),
           Unary("training", Training)};
 }
 

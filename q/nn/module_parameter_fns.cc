@@ -40,7 +40,9 @@ K Buffers(K x) {
   });
 }
 
-K Buffernames(K x) { return Guard([&] { return Symbols(buffernames(Args("buffernames", x).PointerAt(0))); }); }
+K Buffernames(K x) {
+  return Guard([&] { return Symbols(buffernames(Args("buffernames", x).PointerAt(0))); });
+}
 
 K Names(K x) {
   return Guard([&] {
@@ -63,7 +65,8 @@ K Moduletypes(K x) {
   return Guard([&] {
     const Args a("moduletypes", x);
     if (a.size() > 2) a.Unrecognized();
-    const NameKinds kinds = moduletypes(a.PointerAt(0), a.size() == 2 ? a.SymbolsAt(1) : std::vector<std::string>{});
+    const NameKinds kinds =
+        moduletypes(a.PointerAt(0), a.size() == 2 ? a.SymbolsAt(1) : std::vector<std::string>{});
     if (a.size() == 2 && a.IsSymbolAt(1)) {
       std::vector<std::string> names;
       for (const auto& [name, kind] : kinds) names.push_back(name);
@@ -73,7 +76,9 @@ K Moduletypes(K x) {
   });
 }
 
-K Parmtypes(K x) { return Guard([&] { return KFromNameKinds(parmtypes(Args("parmtypes", x).PointerAt(0))); }); }
+K Parmtypes(K x) {
+  return Guard([&] { return KFromNameKinds(parmtypes(Args("parmtypes", x).PointerAt(0))); });
+}
 
 // The values of freeze(q;names;values) (one per name: the value itself for a single name) or
 // of freeze(q;dict), read in place.
@@ -129,7 +134,8 @@ K Copyparms(K x) {
     const Args a("copyparms", x);
     if (a.size() == 1) return Pointer(copyparms(a.PointerAt(0)));
     if (a.size() != 2) a.Unrecognized();
-    const std::vector<std::pair<std::string, bool>> copied = copyparms(a.PointerAt(0), a.PointerAt(1));
+    const std::vector<std::pair<std::string, bool>> copied =
+        copyparms(a.PointerAt(0), a.PointerAt(1));
     std::vector<std::string> names;
     K flags = kabi::ktn(kabi::kBoolean, static_cast<long long>(copied.size()));
     for (std::size_t i = 0; i < copied.size(); ++i) {
@@ -151,10 +157,11 @@ K Avgparms(K x) {
 }  // namespace
 
 std::vector<Export> ModuleParameterExports() {
-  return {Unary("buffer", Buffer),           Unary("buffers", Buffers),       Unary("buffernames", Buffernames),
-          Unary("names", Names),             Unary("modules", Modules),       Unary("moduletypes", Moduletypes),
-          Unary("parmtypes", Parmtypes),     Unary("freeze", Freeze),         Unary("unfreeze", Unfreeze),
-          Unary("copyparms", Copyparms),     Unary("avgparms", Avgparms)};
+  return {
+      Unary("buffer", Buffer),       Unary("buffers", Buffers),  Unary("buffernames", Buffernames),
+      Unary("names", Names),         Unary("modules", Modules),  Unary("moduletypes", Moduletypes),
+      Unary("parmtypes", Parmtypes), Unary("freeze", Freeze),    Unary("unfreeze", Unfreeze),
+      Unary("copyparms", Copyparms), Unary("avgparms", Avgparms)};
 }
 
 }  // namespace kscope::q

@@ -1,18 +1,18 @@
 // Adapters for optimizers: opt step lr.
 #include <algorithm>
 
+#include "api/core/pointer.h"
 #include "api/model/model.h"
 #include "api/model/model_run.h"
 #include "api/nn/optimizer.h"
-#include "api/core/pointer.h"
 #include "api/nn/optimizer_state.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
+#include "q/convert/k_optimizer_state.h"
+#include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/env/settings.h"
-#include "q/convert/k_optimizer_state.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -20,10 +20,12 @@ namespace {
 
 using kabi::K;
 
-bool IsIntegerAtom(K x) { return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort; }
+bool IsIntegerAtom(K x) {
+  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort;
+}
 bool IsKeys(K x) {
-  return x->t == -kabi::kSymbol || x->t == kabi::kSymbol || IsIntegerAtom(x) || x->t == kabi::kLong ||
-         x->t == kabi::kInt || x->t == kabi::kShort;
+  return x->t == -kabi::kSymbol || x->t == kabi::kSymbol || IsIntegerAtom(x) ||
+         x->t == kabi::kLong || x->t == kabi::kInt || x->t == kabi::kShort;
 }
 
 // ktorch's params: a pointer (module, tensor, vector, dictionary), (pointer;keys|indices) or ().
@@ -59,8 +61,8 @@ std::size_t ParmsAt(const Args& a, std::size_t from, std::int64_t* group) {
 
 // The options of `kind` in items [from, n) of x: positional, then name-value pairs (each pair
 // as two items or as one, ktorch's opt(`adamw;q;`amsgrad,1b)) or a dictionary.
-void Options(const std::string& kind, K x, std::size_t from, std::vector<nn::OptionValue>* positional,
-             nn::NamedValues* named) {
+void Options(const std::string& kind, K x, std::size_t from,
+             std::vector<nn::OptionValue>* positional, nn::NamedValues* named) {
   if (x->t != kabi::kMixed) return;
   OptionsFromK(kind.c_str(), x, static_cast<long long>(from), opt_options(kind), positional, named);
 }
@@ -69,7 +71,8 @@ void Options(const std::string& kind, K x, std::size_t from, std::vector<nn::Opt
 K Edit(const Args& a, K x) {
   const Handle o = a.PointerAt(0);
   if (a.size() == 1 || (a.size() == 2 && a[1]->t == -kabi::kBoolean)) {
-    return KFromOptimizerDescription(describe_opt(o, a.size() == 2 ? a.BoolAt(1) : AllOptions()), nullptr);
+    return KFromOptimizerDescription(describe_opt(o, a.size() == 2 ? a.BoolAt(1) : AllOptions()),
+                                     nullptr);
   }
   std::int64_t group = 0;
   const std::size_t at = ParmsAt(a, 1, &group);
@@ -81,12 +84,14 @@ K Edit(const Args& a, K x) {
   return K{nullptr};
 }
 
-// opt`kind | opt(`kind;opts..) | opt m (the model's optimizer) | opt(`kind;[group;]params;opts..) | opt(o;..) | opt(state;module)
+// opt`kind | opt(`kind;opts..) | opt m (the model's optimizer) | opt(`kind;[group;]params;opts..) |
+// opt(o;..) | opt(state;module)
 K Opt(K x) {
   return Guard([&] {
     const Args a("opt", x);
     if (a.empty()) a.Unrecognized();
-    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel) return Pointer(model_opt(HandleOf(x)));
+    if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kModel)
+      return Pointer(model_opt(HandleOf(x)));
     if (a.IsPointerAt(0)) return Edit(a, x);
     if (a[0]->t == kabi::kDictionary) {
       if (a.size() != 2) a.Unrecognized();
@@ -95,7 +100,8 @@ K Opt(K x) {
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;
     if (x->t == kabi::kSymbol && x->n > 0) {  // (`sgd;`x..) arrives as a symbol list
-      for (long long i = 1; i < x->n; ++i) positional.emplace_back(std::string(kabi::Symbols(x)[i]));
+      for (long long i = 1; i < x->n; ++i)
+        positional.emplace_back(std::string(kabi::Symbols(x)[i]));
       return Pointer(opt(kabi::Symbols(x)[0], positional, named));
     }
     const std::string kind = a.SymbolAt(0);

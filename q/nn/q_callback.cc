@@ -19,9 +19,12 @@ Handle RunQ(const std::string& fn, Handle module, absl::Span<const Handle> input
   K r = nullptr;
   switch (inputs.size()) {
     case 1: r = kabi::k(0, fn.c_str(), m, Pointer(inputs[0]), K{nullptr}); break;
-    case 2: r = kabi::k(0, fn.c_str(), m, Pointer(inputs[0]), Pointer(inputs[1]), K{nullptr}); break;
+    case 2:
+      r = kabi::k(0, fn.c_str(), m, Pointer(inputs[0]), Pointer(inputs[1]), K{nullptr});
+      break;
     default:
-      r = kabi::k(0, fn.c_str(), m, Pointer(inputs[0]), Pointer(inputs[1]), Pointer(inputs[2]), K{nullptr});
+      r = kabi::k(0, fn.c_str(), m, Pointer(inputs[0]), Pointer(inputs[1]), Pointer(inputs[2]),
+                  K{nullptr});
   }
   if (r == nullptr) Fail("callback: `%s returned nothing", fn);
   if (r->t == kabi::kError) {

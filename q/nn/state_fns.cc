@@ -1,16 +1,16 @@
 // Adapters for object state: state (modules, losses, optimizers, models) and clone.
+#include "api/core/pointer.h"
 #include "api/nn/loss.h"
 #include "api/nn/module_state.h"
-#include "api/core/pointer.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
-#include "q/exports.h"
-#include "q/guard.h"
 #include "q/convert/k_model_state.h"
 #include "q/convert/k_module_state.h"
 #include "q/convert/k_optimizer_state.h"
 #include "q/env/settings.h"
+#include "q/exports.h"
+#include "q/guard.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -38,7 +38,9 @@ K State(K x) {
   });
 }
 
-K Clone(K x) { return Guard([&] { return Pointer(clone(Args("clone", x).PointerAt(0))); }); }
+K Clone(K x) {
+  return Guard([&] { return Pointer(clone(Args("clone", x).PointerAt(0))); });
+}
 
 }  // namespace
 

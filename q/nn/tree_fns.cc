@@ -2,8 +2,9 @@
 // depth-value pairs and back), callbacks (the callback signatures a callback module takes) and
 // resolve (k data through q's serialisation and back).
 //
-//   dv (`sequential; enlist(`linear;128;10); `relu)  ->  ((0;`sequential);(1;(`linear;128;10));(1;`relu))
-//   tree ((0;`sequential);(1;(`linear;128;10));(1;`relu))  ->  (`sequential;,(`linear;128;10);,`relu)
+//   dv (`sequential; enlist(`linear;128;10); `relu)  ->
+//   ((0;`sequential);(1;(`linear;128;10));(1;`relu)) tree
+//   ((0;`sequential);(1;(`linear;128;10));(1;`relu))  ->  (`sequential;,(`linear;128;10);,`relu)
 #include <algorithm>
 #include <string>
 
@@ -20,7 +21,8 @@ using kabi::K;
 std::string OneLine(K x) {
   K text = kabi::k(0, ".Q.s1", kabi::r1(x), static_cast<K>(nullptr));
   std::string out;
-  if (text != nullptr && text->t == kabi::kChar) out.assign(kabi::Chars(text), static_cast<std::size_t>(text->n));
+  if (text != nullptr && text->t == kabi::kChar)
+    out.assign(kabi::Chars(text), static_cast<std::size_t>(text->n));
   if (text != nullptr) kabi::r0(text);
   return out;
 }
@@ -118,7 +120,8 @@ K Tree(K x) {
 K Callbacks(K) {
   return Guard([] {
     const char* signatures[] = {"{[m;x]}", "{[m;x;y]}", "{[m;x;y;z]}"};
-    K fn = kabi::ktn(kabi::kMixed, 3), in = kabi::ktn(kabi::kMixed, 3), out = kabi::ktn(kabi::kSymbol, 3);
+    K fn = kabi::ktn(kabi::kMixed, 3), in = kabi::ktn(kabi::kMixed, 3),
+      out = kabi::ktn(kabi::kSymbol, 3);
     char* tensor = kabi::ss(const_cast<char*>("tensor"));
     for (int i = 0; i < 3; ++i) {
       kabi::Items(fn)[i] = kabi::kp(const_cast<char*>(signatures[i]));
@@ -156,7 +159,8 @@ K Resolve(K x) {
 }  // namespace
 
 std::vector<Export> TreeExports() {
-  return {Unary("dv", Dv), Unary("tree", Tree), Unary("callbacks", Callbacks), Unary("resolve", Resolve)};
+  return {Unary("dv", Dv), Unary("tree", Tree), Unary("callbacks", Callbacks),
+          Unary("resolve", Resolve)};
 }
 
 }  // namespace kscope::q

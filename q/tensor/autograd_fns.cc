@@ -3,15 +3,15 @@
 #include <string>
 #include <vector>
 
-#include "api/tensor/autograd.h"
-#include "api/model/model_run.h"
 #include "api/core/pointer.h"
+#include "api/model/model_run.h"
+#include "api/tensor/autograd.h"
 #include "api/tensor/tensor.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/convert/k_model_data.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/convert/k_model_data.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -22,7 +22,8 @@ using kabi::K;
 BackwardMode ModeAt(const Args& a, std::size_t i) {
   const std::string name = a.SymbolAt(i);
   const auto mode = BackwardModeFromName(name);
-  if (!mode) Fail("backward: unrecognized mode `%s, expecting one of free retain create createfree", name);
+  if (!mode)
+    Fail("backward: unrecognized mode `%s, expecting one of free retain create createfree", name);
   return *mode;
 }
 
@@ -34,7 +35,8 @@ K Backward(K x) {
     if (a.size() > 0 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
       if (a.size() == 1) return KFromTensor(model_backward(a.PointerAt(0)));
       if (a.size() != 3) a.Unrecognized();
-      return KFromTensor(model_backward(a.PointerAt(0), DataPartsFromK("backward", a[1]), DataPartsFromK("backward", a[2])));
+      return KFromTensor(model_backward(a.PointerAt(0), DataPartsFromK("backward", a[1]),
+                                        DataPartsFromK("backward", a[2])));
     }
     if (IsPointer(x)) {
       backward(HandleOf(x));
@@ -54,7 +56,8 @@ K Grad(K x) {
   return Guard([&] {
     if (IsPointer(x)) return KFromTensor(grad(HandleOf(x)));
     const Args a("grad", x);
-    if (a.size() != 1 || !a.IsPointerAt(0)) Fail("grad: expecting tensor or enlisted tensor, given %s", KName(x));
+    if (a.size() != 1 || !a.IsPointerAt(0))
+      Fail("grad: expecting tensor or enlisted tensor, given %s", KName(x));
     return Pointer(gradtensor(a.PointerAt(0)));
   });
 }
@@ -75,7 +78,8 @@ K Nograd(K x) { return OnPointer<kscope::nograd>("nograd", x); }
 K Detach(K x) {
   return Guard([&] {
     const Args a("detach", x);
-    if (!a.IsPointerAt(0)) Fail("detach: expecting tensor, vector or dictionary pointer, given %s", KName(x));
+    if (!a.IsPointerAt(0))
+      Fail("detach: expecting tensor, vector or dictionary pointer, given %s", KName(x));
     const Handle h = a.PointerAt(0);
     if (a.size() == 1) {
       if (class_(h) == ObjectClass::kTensor) return KFromResult(detach(h));

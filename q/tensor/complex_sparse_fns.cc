@@ -1,7 +1,8 @@
 // Adapters for the parts of complex and sparse tensors, with ktorch's argument forms:
 //   real t | imag t | indices t | values t   -> k values of the part; enlist t -> a new pointer
-//   isreal x                                 -> k bools (x a pointer or k data); enlist t -> pointer
-//   sparse x | sparse(x;sparsedim)           -> a new sparse pointer, for k data too (k has no
+//   isreal x                                 -> k bools (x a pointer or k data); enlist t ->
+//   pointer sparse x | sparse(x;sparsedim)           -> a new sparse pointer, for k data too (k has
+//   no
 //                                               sparse form), as in ktorch
 //   sparse(x;mask)                           -> x at a sparse mask's indices (a pointer)
 //   sparseindex x | sparseindex(x;sparsedim) -> the COO index, k data or a pointer as x is
@@ -43,7 +44,8 @@ bool HoldsArguments(K x) {
 Operand PartArgument(const char* fn, K x, bool k_data) {
   if (IsPointer(x)) return Operand(TensorOf(fn, HandleOf(x)));
   if (IsEnlistedPointer(x)) return Operand(HandleOf(kabi::Items(x)[0]));
-  if (!k_data || HoldsArguments(x)) Fail("%s: expects a tensor pointer or an enlisted pointer, given %s", fn, KName(x));
+  if (!k_data || HoldsArguments(x))
+    Fail("%s: expects a tensor pointer or an enlisted pointer, given %s", fn, KName(x));
   return InputFromK(fn, x);
 }
 
@@ -58,7 +60,8 @@ K Indices(K x) { return Part<kscope::indices>("indices", x); }
 K Values(K x) { return Part<kscope::values>("values", x); }
 
 bool IsIntegerAtom(K x) {
-  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort || x->t == -kabi::kByte;
+  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort ||
+         x->t == -kabi::kByte;
 }
 
 // f x | f(x;n) with n an integer atom | f(x;p) with p a pointer: (x, the second argument or
@@ -73,7 +76,9 @@ std::pair<Operand, K> InputAndOption(const Args& a, K x) {
 }
 
 // A sparse result as k: always a pointer (the result of k data is a fresh tensor, owned anew).
-K KFromSparse(const Result& r) { return r.is_handle() ? KFromResult(r) : Pointer(OwnTensor("sparse", r.tensor(), {})); }
+K KFromSparse(const Result& r) {
+  return r.is_handle() ? KFromResult(r) : Pointer(OwnTensor("sparse", r.tensor(), {}));
+}
 
 K Sparse(K x) {
   return Guard([&] {
@@ -112,9 +117,15 @@ K Coalesce(K x) {
 }  // namespace
 
 std::vector<Export> ComplexSparseExports() {
-  return {Unary("real", Real),     Unary("imag", Imag),     Unary("isreal", Isreal),
-          Unary("sparse", Sparse), Unary("sparseindex", Sparseindex), Unary("dense", Dense),
-          Unary("indices", Indices), Unary("values", Values), Unary("coalesce", Coalesce)};
+  return {Unary("real", Real),
+          Unary("imag", Imag),
+          Unary("isreal", Isreal),
+          Unary("sparse", Sparse),
+          Unary("sparseindex", Sparseindex),
+          Unary("dense", Dense),
+          Unary("indices", Indices),
+          Unary("values", Values),
+          Unary("coalesce", Coalesce)};
 }
 
 }  // namespace kscope::q

@@ -23,7 +23,8 @@ K Png(K x) {
     const Args a("png", x);
     if (a.size() != 2) a.Unrecognized();
     const std::string file = a.SymbolAt(0);
-    png(file.rfind(':', 0) == 0 ? file.substr(1) : file, a.InputAt(1));  // `:file is q's file handle
+    png(file.rfind(':', 0) == 0 ? file.substr(1) : file,
+        a.InputAt(1));  // `:file is q's file handle
     return Symbol(file);
   });
 }
@@ -40,7 +41,8 @@ K Makegrid(K x) {
     const Args a("makegrid", x);
     if (a.size() < 2 || a.size() > 5) a.Unrecognized();
     return KFromResult(makegrid(a.InputAt(0), OptionalLongAt(a, 1), OptionalLongAt(a, 2),
-                                OptionalLongAt(a, 3).value_or(2), a.size() > 4 ? a.ScalarAt(4) : c10::Scalar(0)));
+                                OptionalLongAt(a, 3).value_or(2),
+                                a.size() > 4 ? a.ScalarAt(4) : c10::Scalar(0)));
   });
 }
 

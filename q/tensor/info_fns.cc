@@ -6,20 +6,20 @@
 // a dictionary of tensors.
 #include <ATen/ops/empty.h>
 
+#include "api/core/operand.h"
+#include "api/core/pointer.h"
 #include "api/env/help.h"
-#include "api/tensor/info.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
-#include "api/core/operand.h"
 #include "api/nn/optimizer.h"
-#include "api/core/pointer.h"
+#include "api/tensor/info.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
-#include "q/exports.h"
-#include "q/guard.h"
 #include "q/convert/k_optimizer_state.h"
 #include "q/env/settings.h"
+#include "q/exports.h"
+#include "q/guard.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -48,19 +48,23 @@ K Shaped(const PerElement<T>& v, int type, Atom atom, Set set) {
 }
 
 K KFromFlags(const PerElement<bool>& v) {
-  return Shaped(v, kabi::kBoolean, [](bool b) { return kabi::kb(b); },
-                [](K x, std::size_t i, bool b) { kabi::Bytes(x)[i] = b; });
+  return Shaped(
+      v, kabi::kBoolean, [](bool b) { return kabi::kb(b); },
+      [](K x, std::size_t i, bool b) { kabi::Bytes(x)[i] = b; });
 }
 
 K KFromPerElementChars(const PerElement<char>& v) {
-  return Shaped(v, kabi::kChar, [](char c) { return kabi::kc(c); },
-                [](K x, std::size_t i, char c) { kabi::Chars(x)[i] = c; });
+  return Shaped(
+      v, kabi::kChar, [](char c) { return kabi::kc(c); },
+      [](K x, std::size_t i, char c) { kabi::Chars(x)[i] = c; });
 }
 
 K Encode(const PerElement<bool>& v) { return KFromFlags(v); }
 K Encode(const PerElement<char>& v) { return KFromPerElementChars(v); }
 template <typename T>
-K Encode(const PerElement<T>& v) { return KFromPerElement(v); }
+K Encode(const PerElement<T>& v) {
+  return KFromPerElement(v);
+}
 
 // f p: the attribute `read` of every tensor p holds.
 template <typename Read>
@@ -83,8 +87,12 @@ K Result(K x) {
 }
 
 // inputmodule p / outputmodule p: the kind at either end of a module's forward (`` for none).
-K Inputmodule(K x) { return Guard([&] { return Symbol(inputmodule(PointerArgument("inputmodule", x))); }); }
-K Outputmodule(K x) { return Guard([&] { return Symbol(outputmodule(PointerArgument("outputmodule", x))); }); }
+K Inputmodule(K x) {
+  return Guard([&] { return Symbol(inputmodule(PointerArgument("inputmodule", x))); });
+}
+K Outputmodule(K x) {
+  return Guard([&] { return Symbol(outputmodule(PointerArgument("outputmodule", x))); });
+}
 K Sptr(K x) { return Attribute("sptr", x, sptr); }
 K Sref(K x) { return Attribute("sref", x, sref); }
 K Weakref(K x) { return Attribute("weakref", x, weakref); }
@@ -107,7 +115,11 @@ K Contiguous(K x) {
     if (a.size() != 2 || !a.IsPointerAt(0)) a.Unrecognized();
     const std::string name = a.SymbolAt(1);
     const std::optional<c10::MemoryFormat> format = MemoryFormatFromName(name);
-    if (!format) Fail("contiguous: unrecognized memory format `%s, expecting contiguous, channel2d or channel3d", name);
+    if (!format)
+      Fail(
+          "contiguous: unrecognized memory format `%s, expecting contiguous, channel2d or "
+          "channel3d",
+          name);
     return KFromFlags(contiguous(a.PointerAt(0), *format));
   });
 }
@@ -115,21 +127,24 @@ K Contiguous(K x) {
 // info t: ktorch's keys in its order, from the tensor's detail and its sparse dims.
 K InfoDictionary(Handle h, const TensorDetail& d) {
   const TensorInfo& i = d.info;
-  K keys = Symbols({"defined", "device", "dtype", "layout", "gradient", "pin", "memory", "leaf", "gradfn", "dim",
-                    "sparsedim", "size", "stride", "numel", "itemsize", "contiguous", "coalesced", "offset", "ptr",
-                    "ref"});
-  K values = kabi::knk(20, kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout), Symbol(i.gradient),
-                       Symbol(d.pinned ? "pinned" : "unpinned"), Symbol(d.memory), kabi::kb(i.leaf), Symbol(i.gradfn),
-                       kabi::kj(i.dim), kabi::kj(sparsedim(h).single()), KFromLongs(i.size), KFromLongs(i.stride),
-                       kabi::kj(i.numel), kabi::kj(i.itemsize), kabi::kb(d.contiguous), kabi::kb(d.coalesced),
-                       kabi::kj(i.offset), kabi::kj(i.ptr), kabi::kj(i.ref));
+  K keys =
+      Symbols({"defined",  "device",     "dtype",     "layout",    "gradient", "pin",    "memory",
+               "leaf",     "gradfn",     "dim",       "sparsedim", "size",     "stride", "numel",
+               "itemsize", "contiguous", "coalesced", "offset",    "ptr",      "ref"});
+  K values = kabi::knk(20, kabi::kb(i.defined), Symbol(i.device), Symbol(i.dtype), Symbol(i.layout),
+                       Symbol(i.gradient), Symbol(d.pinned ? "pinned" : "unpinned"),
+                       Symbol(d.memory), kabi::kb(i.leaf), Symbol(i.gradfn), kabi::kj(i.dim),
+                       kabi::kj(sparsedim(h).single()), KFromLongs(i.size), KFromLongs(i.stride),
+                       kabi::kj(i.numel), kabi::kj(i.itemsize), kabi::kb(d.contiguous),
+                       kabi::kb(d.coalesced), kabi::kj(i.offset), kabi::kj(i.ptr), kabi::kj(i.ref));
   return kabi::xD(keys, values);
 }
 
 // The values of a strided tensor's whole storage, as a flat tensor of its dtype.
 at::Tensor StorageValues(const at::Tensor& t) {
   if (!t.defined() || !t.has_storage() || t.is_sparse()) return at::Tensor();
-  const std::int64_t n = static_cast<std::int64_t>(t.storage().nbytes()) / static_cast<std::int64_t>(t.itemsize());
+  const std::int64_t n =
+      static_cast<std::int64_t>(t.storage().nbytes()) / static_cast<std::int64_t>(t.itemsize());
   return at::empty({0}, t.options()).set_(t.storage(), 0, {n}, {1});
 }
 
@@ -157,13 +172,16 @@ K Detail(K x) {
   });
 }
 
-const std::vector<std::string> kOptionKeys = {"device", "dtype", "layout", "gradient", "pin", "memory"};
+const std::vector<std::string> kOptionKeys = {"device",   "dtype", "layout",
+                                              "gradient", "pin",   "memory"};
 
 std::vector<std::string> OptionRow(const TensorOptionsInfo& o) {
   return {o.device, o.dtype, o.layout, o.gradient, o.pin, o.memory};
 }
 
-K KFromTensorOptions(const TensorOptionsInfo& o) { return kabi::xD(Symbols(kOptionKeys), Symbols(OptionRow(o))); }
+K KFromTensorOptions(const TensorOptionsInfo& o) {
+  return kabi::xD(Symbols(kOptionKeys), Symbols(OptionRow(o)));
+}
 
 // One row per tensor: a table of symbol columns.
 K OptionTable(const std::vector<TensorOptionsInfo>& rows) {
@@ -193,7 +211,8 @@ K Options(K x) {
   return Guard([&] {
     if (Args("options", x).empty()) return KFromTensorOptions(options());
     if (IsSymbol(x)) return KFromOptions(kind_help(SymbolText(x)).defaults);
-    if (!IsPointer(x)) Fail("options: unrecognized arg(s), expecting empty arg, name or object, given %s", KName(x));
+    if (!IsPointer(x))
+      Fail("options: unrecognized arg(s), expecting empty arg, name or object, given %s", KName(x));
     const Handle h = HandleOf(x);
     switch (class_(h)) {
       case ObjectClass::kModule: return KFromOptions(describe(h, AllOptions()).at(0).options);
@@ -207,7 +226,8 @@ K Options(K x) {
 K Objtype(K x) {
   return Guard([&] {
     if (!IsPointer(x)) {
-      Fail("objtype: requires an allocated torch object, e.g. module, loss or optimizer, given %s", KName(x));
+      Fail("objtype: requires an allocated torch object, e.g. module, loss or optimizer, given %s",
+           KName(x));
     }
     return Symbol(objtype(HandleOf(x)));
   });
@@ -231,16 +251,36 @@ K Alias(K x) { return Pair<alias>("alias", x); }
 }  // namespace
 
 std::vector<Export> InfoExports() {
-  return {Unary("info", Info),         Unary("detail", Detail),       Unary("stride", Stride),
-          Unary("dim", Dim),           Unary("numel", Numel),         Unary("itemsize", Itemsize),
-          Unary("offset", Offset),     Unary("sptr", Sptr),           Unary("sref", Sref),
-          Unary("nnz", Nnz),           Unary("densedim", Densedim),   Unary("sparsedim", Sparsedim),
-          Unary("result", Result),     Unary("inputmodule", Inputmodule), Unary("outputmodule", Outputmodule),
-          Unary("weakref", Weakref),   Unary("layout", Layout),       Unary("memory", Memory),
-          Unary("gradient", Gradient), Unary("gradfn", Gradfn),       Unary("ktype", Ktype),
-          Unary("defined", Defined),   Unary("coalesced", Coalesced), Unary("contiguous", Contiguous),
-          Unary("leaf", Leaf),         Unary("pinned", Pinned),       Unary("sparseflag", Sparseflag),
-          Unary("options", Options),   Unary("objtype", Objtype),     Unary("same", Same),
+  return {Unary("info", Info),
+          Unary("detail", Detail),
+          Unary("stride", Stride),
+          Unary("dim", Dim),
+          Unary("numel", Numel),
+          Unary("itemsize", Itemsize),
+          Unary("offset", Offset),
+          Unary("sptr", Sptr),
+          Unary("sref", Sref),
+          Unary("nnz", Nnz),
+          Unary("densedim", Densedim),
+          Unary("sparsedim", Sparsedim),
+          Unary("result", Result),
+          Unary("inputmodule", Inputmodule),
+          Unary("outputmodule", Outputmodule),
+          Unary("weakref", Weakref),
+          Unary("layout", Layout),
+          Unary("memory", Memory),
+          Unary("gradient", Gradient),
+          Unary("gradfn", Gradfn),
+          Unary("ktype", Ktype),
+          Unary("defined", Defined),
+          Unary("coalesced", Coalesced),
+          Unary("contiguous", Contiguous),
+          Unary("leaf", Leaf),
+          Unary("pinned", Pinned),
+          Unary("sparseflag", Sparseflag),
+          Unary("options", Options),
+          Unary("objtype", Objtype),
+          Unary("same", Same),
           Unary("alias", Alias)};
 }
 

@@ -1,9 +1,9 @@
 // Adapters for ktorch's random group (api/tensor/random_fill.h): normal uniform random cauchy
 // exponential geometric lognormal fill in place; bernoulli and multinomial draw new tensors.
 //
-// Fills: f(x;[sel;]options..), x and sel as q/convert/fill_target.h reads them (a pointer gives null,
-// k data a filled copy as k data). Options are numbers, so item 1 is a selection when it is an
-// integer list or a symbol, or an integer atom followed by more items than f's options (normal
+// Fills: f(x;[sel;]options..), x and sel as q/convert/fill_target.h reads them (a pointer gives
+// null, k data a filled copy as k data). Options are numbers, so item 1 is a selection when it is
+// an integer list or a symbol, or an integer atom followed by more items than f's options (normal
 // (v;0;1) is mean 0 and std 1 for every tensor of v; normal(v;0;0;1) fills v[0] only):
 //   normal(x[;sel][;mean[;std]])   uniform(x[;sel][;low[;high]])   random(x[;sel][;[low;]high])
 //   cauchy(x[;sel][;median[;sigma]])   exponential(x[;sel][;rate])   geometric(x[;sel];probability)
@@ -19,8 +19,8 @@
 #include "api/tensor/random_fill.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
-#include "q/exports.h"
 #include "q/convert/fill_target.h"
+#include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
 
@@ -56,7 +56,8 @@ K FillCall(const Form& f, K x, F fill) {
   return Guard([&] {
     const Args a(f.fn, x);
     const bool number = a.size() > 1 && a[1]->t < 0 && a[1]->t != -kabi::kSymbol;
-    const FillTarget t = FillTargetOf(a, number ? Most(f.counts) : Least(f.counts), NoOptionSymbols);
+    const FillTarget t =
+        FillTargetOf(a, number ? Most(f.counts) : Least(f.counts), NoOptionSymbols);
     const std::size_t n = a.size() - t.options;
     if (n > Most(f.counts) || !(f.counts >> n & 1u)) {
       Fail("%s: expected %s, given %d option(s)", f.fn, f.usage, n);
@@ -77,15 +78,13 @@ K UpToTwoDoubles(const Form& f, K x, F fill) {
 }
 
 K Normal(K x) {
-  return UpToTwoDoubles({"normal", "mean and std", 0b111u}, x, [](const init::Target& t, auto... o) {
-    random_fill::normal(t, o...);
-  });
+  return UpToTwoDoubles({"normal", "mean and std", 0b111u}, x,
+                        [](const init::Target& t, auto... o) { random_fill::normal(t, o...); });
 }
 
 K Uniform(K x) {
-  return UpToTwoDoubles({"uniform", "low and high", 0b111u}, x, [](const init::Target& t, auto... o) {
-    random_fill::uniform(t, o...);
-  });
+  return UpToTwoDoubles({"uniform", "low and high", 0b111u}, x,
+                        [](const init::Target& t, auto... o) { random_fill::uniform(t, o...); });
 }
 
 K Random(K x) {
@@ -98,9 +97,8 @@ K Random(K x) {
 }
 
 K Cauchy(K x) {
-  return UpToTwoDoubles({"cauchy", "median and sigma", 0b111u}, x, [](const init::Target& t, auto... o) {
-    random_fill::cauchy(t, o...);
-  });
+  return UpToTwoDoubles({"cauchy", "median and sigma", 0b111u}, x,
+                        [](const init::Target& t, auto... o) { random_fill::cauchy(t, o...); });
 }
 
 K Exponential(K x) {
@@ -119,9 +117,8 @@ K Geometric(K x) {
 }
 
 K Lognormal(K x) {
-  return UpToTwoDoubles({"lognormal", "mean and std", 0b111u}, x, [](const init::Target& t, auto... o) {
-    random_fill::lognormal(t, o...);
-  });
+  return UpToTwoDoubles({"lognormal", "mean and std", 0b111u}, x,
+                        [](const init::Target& t, auto... o) { random_fill::lognormal(t, o...); });
 }
 
 // bernoulli x | bernoulli(x;out)
@@ -129,7 +126,8 @@ K Bernoulli(K x) {
   return Guard([&] {
     const Args a("bernoulli", x);
     if (a.empty()) a.Unrecognized();
-    if (a.size() == 2 && a.IsPointerAt(1)) return KFromResult(random_fill::bernoulli(a.InputAt(0), a.PointerAt(1)));
+    if (a.size() == 2 && a.IsPointerAt(1))
+      return KFromResult(random_fill::bernoulli(a.InputAt(0), a.PointerAt(1)));
     if (a.size() == 1) return KFromResult(random_fill::bernoulli(a.InputAt(0)));
     return KFromResult(random_fill::bernoulli(InputFromK("bernoulli", x)));  // a matrix
   });
@@ -152,9 +150,11 @@ K Multinomial(K x) {
 }  // namespace
 
 std::vector<Export> RandomExports() {
-  return {Unary("bernoulli", Bernoulli), Unary("multinomial", Multinomial), Unary("normal", Normal),
-          Unary("uniform", Uniform),     Unary("random", Random),           Unary("cauchy", Cauchy),
-          Unary("exponential", Exponential), Unary("geometric", Geometric), Unary("lognormal", Lognormal)};
+  return {Unary("bernoulli", Bernoulli),     Unary("multinomial", Multinomial),
+          Unary("normal", Normal),           Unary("uniform", Uniform),
+          Unary("random", Random),           Unary("cauchy", Cauchy),
+          Unary("exponential", Exponential), Unary("geometric", Geometric),
+          Unary("lognormal", Lognormal)};
 }
 
 }  // namespace kscope::q

@@ -10,9 +10,9 @@
 #include "api/tensor/shape.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/convert/math_args.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/convert/math_args.h"
 #include "runtime/errors.h"
 
 namespace kscope::q {
@@ -33,7 +33,8 @@ K View_(K x) { return WithSizes<kscope::view>("View", x); }
 K permute_(K x) { return WithSizes<kscope::permute>("permute", x); }
 
 // f(x;sizes) | f(x;exampleTensor): reshape expand
-template <Result (*Op)(const Operand&, const Shape&), Result (*OpAs)(const Operand&, const Operand&)>
+template <Result (*Op)(const Operand&, const Shape&),
+          Result (*OpAs)(const Operand&, const Operand&)>
 K WithSizesOrExample(const char* fn, K x) {
   return Guard([&] {
     const Args a(fn, x);
@@ -67,7 +68,8 @@ Input InputOf(const Args& a, K x, bool matches) {
 
 // The in-place forms need a pointer: its handle.
 Handle InPlaceTarget(const Args& a, const Operand& in) {
-  if (!in.is_handle()) Fail("%s: in-place form expects a tensor pointer, given %s", a.fn(), KName(a[0]));
+  if (!in.is_handle())
+    Fail("%s: in-place form expects a tensor pointer, given %s", a.fn(), KName(a[0]));
   return in.handle();
 }
 
@@ -77,7 +79,8 @@ K transpose_(K x) {
     const Args a("transpose", x);
     const std::size_t n = a.size();
     const bool dims = n >= 3 && IsLongAt(a, 1) && IsLongAt(a, 2);
-    const Input in = InputOf(a, x, (n == 2 && IsBoolAt(a, 1)) || (dims && (n == 3 || (n == 4 && IsBoolAt(a, 3)))));
+    const Input in = InputOf(
+        a, x, (n == 2 && IsBoolAt(a, 1)) || (dims && (n == 3 || (n == 4 && IsBoolAt(a, 3)))));
     const bool inplace = in.rest % 2 == 1 && a.BoolAt(in.rest);
     const std::int64_t d1 = in.rest >= 2 ? a.LongAt(1) : 0, d2 = in.rest >= 2 ? a.LongAt(2) : 1;
     if (!inplace) return KFromResult(transpose(in.operand, d1, d2));
@@ -91,10 +94,12 @@ K squeeze_(K x) {
   return Guard([&] {
     const Args a("squeeze", x);
     const std::size_t n = a.size();
-    const Input in = InputOf(a, x, (n == 2 && (IsBoolAt(a, 1) || IsLongAt(a, 1))) ||
-                                       (n == 3 && IsLongAt(a, 1) && IsBoolAt(a, 2)));
+    const Input in = InputOf(a, x,
+                             (n == 2 && (IsBoolAt(a, 1) || IsLongAt(a, 1))) ||
+                                 (n == 3 && IsLongAt(a, 1) && IsBoolAt(a, 2)));
     const bool inplace = in.rest > 0 && IsBoolAt(a, in.rest) && a.BoolAt(in.rest);
-    const std::optional<std::int64_t> dim = in.rest > 0 && IsLongAt(a, 1) ? std::optional(a.LongAt(1)) : std::nullopt;
+    const std::optional<std::int64_t> dim =
+        in.rest > 0 && IsLongAt(a, 1) ? std::optional(a.LongAt(1)) : std::nullopt;
     if (!inplace) return KFromResult(squeeze(in.operand, dim));
     kscope::squeeze_(InPlaceTarget(a, in.operand), dim);
     return K{nullptr};
@@ -119,8 +124,8 @@ K Join(const char* fn, K x) {
   return Guard([&] {
     const Args a(fn, x);
     if (IsPointer(x)) return KFromResult(Op({Operand(HandleOf(x))}, 0, Handle()));
-    const bool with_dim = a.size() >= 2 && a[1]->t == -kabi::kLong &&
-                          (a.IsPointerAt(0) || a[0]->t == kabi::kMixed);
+    const bool with_dim =
+        a.size() >= 2 && a[1]->t == -kabi::kLong && (a.IsPointerAt(0) || a[0]->t == kabi::kMixed);
     if (!with_dim) {
       std::vector<Operand> items;
       for (std::size_t i = 0; i < a.size(); ++i) items.push_back(a.InputAt(i));
@@ -161,11 +166,10 @@ K index_(K x) {
 }  // namespace
 
 std::vector<Export> ShapeExports() {
-  return {Unary("View", View_),       Unary("reshape", reshape_), Unary("expand", expand_),
-          Unary("transpose", transpose_),
-          Unary("permute", permute_), Unary("squeeze", squeeze_), Unary("unsqueeze", unsqueeze_),
-          Unary("cat", cat_),         Unary("stack", stack_),     Unary("narrow", narrow_),
-          Unary("index", index_)};
+  return {Unary("View", View_),           Unary("reshape", reshape_), Unary("expand", expand_),
+          Unary("transpose", transpose_), Unary("permute", permute_), Unary("squeeze", squeeze_),
+          Unary("unsqueeze", unsqueeze_), Unary("cat", cat_),         Unary("stack", stack_),
+          Unary("narrow", narrow_),       Unary("index", index_)};
 }
 
 }  // namespace kscope::q

@@ -22,11 +22,14 @@ using kabi::K;
 std::vector<Operand> ValuesFor(const Args& a, bool atom, std::size_t count) {
   if (atom) return {a.InputAt(2)};
   K values = a[2];
-  if (values->t != kabi::kMixed || IsPointer(values) || static_cast<std::size_t>(values->n) != count) {
-    Fail("amend: expecting a general list of %d values, one per index or key, given %s", count, KName(values));
+  if (values->t != kabi::kMixed || IsPointer(values) ||
+      static_cast<std::size_t>(values->n) != count) {
+    Fail("amend: expecting a general list of %d values, one per index or key, given %s", count,
+         KName(values));
   }
   std::vector<Operand> operands;
-  for (long long i = 0; i < values->n; ++i) operands.push_back(InputFromK("amend", kabi::Items(values)[i]));
+  for (long long i = 0; i < values->n; ++i)
+    operands.push_back(InputFromK("amend", kabi::Items(values)[i]));
   return operands;
 }
 
@@ -80,7 +83,8 @@ K Filldiagonal(K x) {
   return Guard([&] {
     const Args a("filldiagonal", x);
     if (a.size() != 2 && a.size() != 3) a.Unrecognized();
-    if (a[1]->t >= 0 || IsSymbol(a[1])) Fail("filldiagonal: arg[1] expected numeric scalar, given %s", KName(a[1]));
+    if (a[1]->t >= 0 || IsSymbol(a[1]))
+      Fail("filldiagonal: arg[1] expected numeric scalar, given %s", KName(a[1]));
     const c10::Scalar value = TensorFromK("filldiagonal", a[1]).item();
     return KFromResult(filldiagonal(a.InputAt(0), value, a.size() == 3 && a.BoolAt(2)));
   });

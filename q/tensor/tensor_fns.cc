@@ -2,8 +2,8 @@
 //
 // tensor's forms, told apart as ktorch tells them: () -> an empty float tensor; a pointer -> a
 // tensor's values, or a vector's/dictionary's elements as new pointers; (`mode;..) -> a creation
-// mode (api/tensor/tensor_creation.h), its _like form when arg 1 is an example (a pointer, or k data
-// that cannot be a size), its out form when a trailing pointer is not one of its arguments;
+// mode (api/tensor/tensor_creation.h), its _like form when arg 1 is an example (a pointer, or k
+// data that cannot be a size), its out form when a trailing pointer is not one of its arguments;
 // (pointer;..) -> selected values, or one element of a vector/dictionary; (x;options);
 // (x;out pointer) -> x copied into out; any other k data -> a new tensor.
 #include <optional>
@@ -12,14 +12,14 @@
 
 #include <ATen/ops/empty.h>
 
-#include "api/tensor/container.h"
 #include "api/core/pointer.h"
+#include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
-#include "q/env/settings.h"
 #include "runtime/errors.h"
 #include "runtime/object_class.h"
 
@@ -33,13 +33,13 @@ bool IsOptions(const Args& a, std::size_t i) {
 }
 
 bool IsIntegerAtom(K x) {
-  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort || x->t == -kabi::kByte;
+  return x->t == -kabi::kLong || x->t == -kabi::kInt || x->t == -kabi::kShort ||
+         x->t == -kabi::kByte;
 }
 bool IsIntegers(K x) {
   return IsIntegerAtom(x) || x->t == kabi::kLong || x->t == kabi::kInt || x->t == kabi::kShort ||
          x->t == kabi::kByte;
 }
-
 
 // tensor(`mode; args...; [options | out]), decoded.
 struct Creation {
@@ -85,7 +85,8 @@ Handle CreateLike(const Args& a, const Creation& c) {
   if (c.mode == "rand") return rand_like(example, o);
   if (c.mode == "randn") return randn_like(example, o);
   if (c.mode == "full") return full_like(example, a.ScalarAt(2), o);
-  return c.n == 2 ? randint_like(example, 0, a.LongAt(2), o) : randint_like(example, a.LongAt(2), a.LongAt(3), o);
+  return c.n == 2 ? randint_like(example, 0, a.LongAt(2), o)
+                  : randint_like(example, a.LongAt(2), a.LongAt(3), o);
 }
 
 // The modes whose only argument is a size.
@@ -116,61 +117,73 @@ K Create(const Args& a) {
   for (const SizeMode& mode : kSizeModes) {
     if (m != mode.name) continue;
     const Shape size = a.LongsAt(1);
-    return MakeOrWrite(c, [&](const Options& o) { return mode.make(size, o); },
-                       [&](Handle out) { mode.write(out, size); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return mode.make(size, o); },
+        [&](Handle out) { mode.write(out, size); });
   }
   if (m == "full") {
     const Shape size = a.LongsAt(1);
     const c10::Scalar value = a.ScalarAt(2);
-    return MakeOrWrite(c, [&](const Options& o) { return full(size, value, o); },
-                       [&](Handle out) { full_out(out, size, value); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return full(size, value, o); },
+        [&](Handle out) { full_out(out, size, value); });
   }
   if (m == "randint") {
     const std::int64_t low = n == 3 ? a.LongAt(1) : 0, high = a.LongAt(n - 1);
     const Shape size = a.LongsAt(n);
-    return MakeOrWrite(c, [&](const Options& o) { return randint(low, high, size, o); },
-                       [&](Handle out) { randint_out(out, low, high, size); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return randint(low, high, size, o); },
+        [&](Handle out) { randint_out(out, low, high, size); });
   }
   if (m == "randperm") {
     const std::int64_t count = a.LongAt(1);
-    return MakeOrWrite(c, [&](const Options& o) { return randperm(count, o); },
-                       [&](Handle out) { randperm_out(out, count); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return randperm(count, o); },
+        [&](Handle out) { randperm_out(out, count); });
   }
   if (m == "arange" || m == "range") {
     const c10::Scalar start = n == 1 ? c10::Scalar(0) : a.ScalarAt(1);
     const c10::Scalar end = a.ScalarAt(n == 1 ? 1 : 2);
     const c10::Scalar step = n == 3 ? a.ScalarAt(3) : c10::Scalar(1);
     if (m == "range") {
-      return MakeOrWrite(c, [&](const Options& o) { return range(start, end, step, o); },
-                         [&](Handle out) { range_out(out, start, end, step); });
+      return MakeOrWrite(
+          c, [&](const Options& o) { return range(start, end, step, o); },
+          [&](Handle out) { range_out(out, start, end, step); });
     }
-    return MakeOrWrite(c, [&](const Options& o) { return arange(start, end, step, o); },
-                       [&](Handle out) { arange_out(out, start, end, step); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return arange(start, end, step, o); },
+        [&](Handle out) { arange_out(out, start, end, step); });
   }
   if (m == "linspace" || m == "logspace") {
     const c10::Scalar start = a.ScalarAt(1), end = a.ScalarAt(2);
     const std::int64_t steps = n >= 3 ? a.LongAt(3) : kDefaultSpaceSteps;
     if (m == "linspace") {
-      return MakeOrWrite(c, [&](const Options& o) { return linspace(start, end, steps, o); },
-                         [&](Handle out) { linspace_out(out, start, end, steps); });
+      return MakeOrWrite(
+          c, [&](const Options& o) { return linspace(start, end, steps, o); },
+          [&](Handle out) { linspace_out(out, start, end, steps); });
     }
     const double base = n == 4 ? a.ScalarAt(4).toDouble() : 10.0;
-    return MakeOrWrite(c, [&](const Options& o) { return logspace(start, end, steps, base, o); },
-                       [&](Handle out) { logspace_out(out, start, end, steps, base); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return logspace(start, end, steps, base, o); },
+        [&](Handle out) { logspace_out(out, start, end, steps, base); });
   }
   if (m == "eye") {
     const std::int64_t rows = a.LongAt(1);
-    const std::optional<std::int64_t> cols = n == 2 ? std::optional<std::int64_t>(a.LongAt(2)) : std::nullopt;
-    return MakeOrWrite(c, [&](const Options& o) { return eye(rows, cols, o); },
-                       [&](Handle out) { eye_out(out, rows, cols); });
+    const std::optional<std::int64_t> cols =
+        n == 2 ? std::optional<std::int64_t>(a.LongAt(2)) : std::nullopt;
+    return MakeOrWrite(
+        c, [&](const Options& o) { return eye(rows, cols, o); },
+        [&](Handle out) { eye_out(out, rows, cols); });
   }
   if (m == "complex") {
     const Operand real = a.InputAt(1), imag = a.InputAt(2);
-    return MakeOrWrite(c, [&](const Options& o) { return complex(real, imag, o); },
-                       [&](Handle out) { complex_out(out, real, imag); });
+    return MakeOrWrite(
+        c, [&](const Options& o) { return complex(real, imag, o); },
+        [&](Handle out) { complex_out(out, real, imag); });
   }
   // sparse: the new tensor keeps its indices and values, so k data is copied
-  return Pointer(sparse_coo(a.OperandAt(1), a.OperandAt(2), n == 3 ? a.LongsAt(3) : Shape{}, c.options));
+  return Pointer(
+      sparse_coo(a.OperandAt(1), a.OperandAt(2), n == 3 ? a.LongsAt(3) : Shape{}, c.options));
 }
 
 // tensor(t; [flag;] [[dim;] ind]): t's values, or those selected along dim (0 by default);
@@ -178,7 +191,8 @@ K Create(const Args& a) {
 K Values(const Args& a) {
   const Handle t = a.PointerAt(0);
   std::size_t i = 1;
-  const bool complex_first = a.size() > 1 && a[1]->t == -kabi::kBoolean ? a.BoolAt(i++) : ComplexFirst();
+  const bool complex_first =
+      a.size() > 1 && a[1]->t == -kabi::kBoolean ? a.BoolAt(i++) : ComplexFirst();
   const std::size_t rest = a.size() - i;
   if (rest == 0) return KFromTensorComplexFirst(tensor(t), complex_first);
   if (rest > 2) a.Unrecognized();
@@ -283,7 +297,8 @@ K Dict(K x) {
     const Args a("dict", x);
     if (a.empty()) return Pointer(dict(NamedOperands{}));  // dict() -> an empty dictionary
     if (IsPointer(x)) return KFromValue(Value(dict(HandleOf(x))));
-    if (x->t == kabi::kDictionary) return Pointer(dict(NamedFromK(kabi::DictKeys(x), kabi::DictValues(x))));
+    if (x->t == kabi::kDictionary)
+      return Pointer(dict(NamedFromK(kabi::DictKeys(x), kabi::DictValues(x))));
     if (IsClass(a, 0, ObjectClass::kDictionary) && (a.size() == 2 || a.size() == 3)) {
       if (a.size() == 2 && a[1]->t == kabi::kSymbol) {  // several keys: their values, as a list
         TensorVector picked;

@@ -30,12 +30,16 @@ bool SplitBracketed(absl::string_view s, std::vector<std::string>* out) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == '"')
+      in_string = true;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
     else if (c == ')' || c == ']' || c == '}') {
       if (--depth == 0) {
         if (!absl::StripAsciiWhitespace(s.substr(i + 1)).empty()) return false;
@@ -70,7 +74,8 @@ absl::StatusOr<std::vector<Case>> ParseCases(absl::string_view text) {
     absl::string_view line = absl::StripAsciiWhitespace(raw);
     if (line.empty() || line.front() == '#') continue;
     const auto fail = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(absl::StrFormat("case line %d: %s: %s", line_number, why, line));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("case line %d: %s: %s", line_number, why, line));
     };
     Case c;
     c.line = line_number;

@@ -16,8 +16,8 @@
 namespace kscope::differential {
 namespace {
 
-using khost::KRef;
 using kabi::K;
+using khost::KRef;
 
 // @name becomes this symbol before parsing, then the bound value after.
 constexpr absl::string_view kMarker = "differential.binding.";
@@ -44,7 +44,8 @@ K Substitute(K x, const Bindings& bindings) {
   }
   if (x->t == kabi::kSymbol) {
     bool any = false;
-    for (long long i = 0; i < x->n; ++i) any = any || BoundTo(kabi::Symbols(x)[i], bindings) != nullptr;
+    for (long long i = 0; i < x->n; ++i)
+      any = any || BoundTo(kabi::Symbols(x)[i], bindings) != nullptr;
     if (!any) return x;
     K list = kabi::ktn(kabi::kMixed, x->n);
     for (long long i = 0; i < x->n; ++i) {
@@ -55,14 +56,17 @@ K Substitute(K x, const Bindings& bindings) {
     return list;
   }
   if (x->t == kabi::kMixed || x->t == kabi::kDictionary) {
-    for (long long i = 0; i < x->n; ++i) kabi::Items(x)[i] = Substitute(kabi::Items(x)[i], bindings);
+    for (long long i = 0; i < x->n; ++i)
+      kabi::Items(x)[i] = Substitute(kabi::Items(x)[i], bindings);
   } else if (x->t == kabi::kTable) {
     x->k = Substitute(x->k, bindings);
   }
   return x;
 }
 
-bool IsPointer(K x) { return x->t == kabi::kMixed && x->n == 1 && kabi::Items(x)[0]->t == -kabi::kLong; }
+bool IsPointer(K x) {
+  return x->t == kabi::kMixed && x->n == 1 && kabi::Items(x)[0]->t == -kabi::kLong;
+}
 
 bool HoldsPointer(K x) {
   if (x == nullptr) return false;
@@ -76,10 +80,12 @@ bool HoldsPointer(K x) {
 }
 
 std::string Shape(K x) {
-  if (x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0)) return "::";  // q sees both as ::
+  if (x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0))
+    return "::";  // q sees both as ::
   if (IsPointer(x)) return "<ptr>";
   if (x->t < 0) return absl::StrCat(x->t, "h");
-  if (x->t == kabi::kDictionary) return absl::StrCat(Shape(kabi::DictKeys(x)), "!", Shape(kabi::DictValues(x)));
+  if (x->t == kabi::kDictionary)
+    return absl::StrCat(Shape(kabi::DictKeys(x)), "!", Shape(kabi::DictValues(x)));
   if (x->t == kabi::kTable) return absl::StrCat("+", Shape(x->k));
   if (x->t == kabi::kMixed) {
     std::vector<std::string> items;
@@ -115,7 +121,8 @@ std::string Outcome(K x, bool shape_only) {
   if (!HoldsPointer(x)) return khost::S1(x);
   if (IsPointer(x)) return "<ptr>";
   if (x->t == kabi::kDictionary) {
-    return absl::StrCat(Outcome(kabi::DictKeys(x), false), "!", Outcome(kabi::DictValues(x), false));
+    return absl::StrCat(Outcome(kabi::DictKeys(x), false), "!",
+                        Outcome(kabi::DictValues(x), false));
   }
   if (x->t == kabi::kTable) return absl::StrCat("+", Outcome(x->k, false));
   std::vector<std::string> items;

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   std::ofstream file;
   if (argc == 4) file.open(argv[3]);
   std::ostream& out = argc == 4 ? file : std::cout;
-  for (std::size_t i = 0; i < cases->size(); ++i) out << (*cases)[i].text << '\t' << outcomes[i] << '\n';
+  for (std::size_t i = 0; i < cases->size(); ++i)
+    out << (*cases)[i].text << '\t' << outcomes[i] << '\n';
   return out ? 0 : 1;
 }

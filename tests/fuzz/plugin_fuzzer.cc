@@ -1,11 +1,12 @@
 // plugin_fuzzer — libFuzzer target for the q plugin, driven through the k host.
 //
 // Each input is decoded into a sequence of calls: a function of fns (every exported name is
-// reachable but `group`, see kNotFuzzed) applied to a random k value — atoms and vectors of the basic types, symbols drawn
-// from the words the API understands, general lists, dictionaries, `::`, and pointers, both
-// live ones (made at the start of the input) and stale ids. Calls go through khost::Call, so
-// every host check runs; any error-severity report aborts (a finding), as does a crash or a
-// leak after the input's handles are released. Built by tests/fuzz/CMakeLists.txt with clang
+// reachable but `group`, see kNotFuzzed) applied to a random k value — atoms and vectors of the
+// basic types, symbols drawn from the words the API understands, general lists, dictionaries, `::`,
+// and pointers, both live ones (made at the start of the input) and stale ids. Calls go through
+// khost::Call, so every host check runs; any error-severity report aborts (a finding), as does a
+// crash or a leak after the input's handles are released. Built by tests/fuzz/CMakeLists.txt with
+// clang
 // (-DKSCOPE_FUZZ=ON); run:  build-fuzz/tests/fuzz/plugin_fuzzer -max_total_time=60
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -27,21 +28,25 @@ using kabi::K;
 using khost::KRef;
 
 constexpr const char* kWords[] = {
-    "randn", "rand", "zeros", "ones", "empty", "full", "randint", "arange", "linspace", "eye",
-    "grad", "nograd", "cpu", "float", "double", "long", "int", "bool", "half", "short", "byte",
-    "char", "strict", "scope", "retain", "create", "free", "createfree", "a", "b", "x",
-    "weight", "bias", "fanin", "fanout", "relu", "leakyrelu", "tanh", "linear", "conv2d",
-    "cfloat", "cdouble", "chalf", "sparse", "strided", "pinned", "contiguous", "channel2d",
-    "complex", "logspace", "randperm", "range", "ortho", "forward", "backward", "reduced",
-    "complete", "gesvd", "fro", "nuc", "sum", "mean", "max", "min"};
+    "randn",    "rand",      "zeros",   "ones",   "empty",      "full",      "randint",
+    "arange",   "linspace",  "eye",     "grad",   "nograd",     "cpu",       "float",
+    "double",   "long",      "int",     "bool",   "half",       "short",     "byte",
+    "char",     "strict",    "scope",   "retain", "create",     "free",      "createfree",
+    "a",        "b",         "x",       "weight", "bias",       "fanin",     "fanout",
+    "relu",     "leakyrelu", "tanh",    "linear", "conv2d",     "cfloat",    "cdouble",
+    "chalf",    "sparse",    "strided", "pinned", "contiguous", "channel2d", "complex",
+    "logspace", "randperm",  "range",   "ortho",  "forward",    "backward",  "reduced",
+    "complete", "gesvd",     "fro",     "nuc",    "sum",        "mean",      "max",
+    "min"};
 // Exported names the fuzzer leaves alone: `group` waits on the network (or a file) for peers
 // until its timeout, which would stall the run rather than test anything.
 constexpr const char* kNotFuzzed[] = {"group"};
-constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort, kabi::kInt, kabi::kLong,
-                               kabi::kReal, kabi::kFloat, kabi::kChar, kabi::kSymbol};
+constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort,
+                               kabi::kInt,     kabi::kLong, kabi::kReal,
+                               kabi::kFloat,   kabi::kChar, kabi::kSymbol};
 
 struct Session {
-  KRef functions;                 // fns' dictionary
+  KRef functions;  // fns' dictionary
   std::vector<std::string> names;
 };
 
@@ -107,8 +112,12 @@ class ValueMaker {
   }
 
  private:
-  const char* Word() { return kWords[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kWords) - 1)]; }
-  int Type() { return kBasicTypes[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kBasicTypes) - 1)]; }
+  const char* Word() {
+    return kWords[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kWords) - 1)];
+  }
+  int Type() {
+    return kBasicTypes[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kBasicTypes) - 1)];
+  }
   std::int64_t Small() { return data_->ConsumeIntegralInRange<std::int64_t>(-3, 40); }
 
   K Fill(K x, long long i) {
@@ -138,16 +147,19 @@ class ValueMaker {
       return kq::Long(Small());
     }
     K atom = kabi::ka(-v->t);
-    std::memcpy(&atom->g, kabi::Payload(v), v->t == kabi::kBoolean || v->t == kabi::kByte || v->t == kabi::kChar ? 1
-                                             : v->t == kabi::kShort ? 2
-                                             : v->t == kabi::kInt || v->t == kabi::kReal ? 4 : 8);
+    std::memcpy(&atom->g, kabi::Payload(v),
+                v->t == kabi::kBoolean || v->t == kabi::kByte || v->t == kabi::kChar ? 1
+                : v->t == kabi::kShort                                               ? 2
+                : v->t == kabi::kInt || v->t == kabi::kReal                          ? 4
+                                                                                     : 8);
     kabi::r0(v);
     return atom;
   }
 
   K Pointer() {
     if (!live_->empty() && data_->ConsumeBool()) {
-      return kabi::r1((*live_)[data_->ConsumeIntegralInRange<std::size_t>(0, live_->size() - 1)].get());
+      return kabi::r1(
+          (*live_)[data_->ConsumeIntegralInRange<std::size_t>(0, live_->size() - 1)].get());
     }
     return kq::Enlist(kq::Long(data_->ConsumeIntegralInRange<std::int64_t>(-1, 1 << 20)));  // stale
   }
@@ -184,8 +196,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     live.push_back(std::move(Call("vector", {items.get()}).value));
     ValueMaker make(&data, &live);
     const std::vector<std::string>& names = Plugin().names;
-    for (int calls = data.ConsumeIntegralInRange(1, 6); calls > 0 && data.remaining_bytes() > 0; --calls) {
-      const std::string& name = names[data.ConsumeIntegralInRange<std::size_t>(0, names.size() - 1)];
+    for (int calls = data.ConsumeIntegralInRange(1, 6); calls > 0 && data.remaining_bytes() > 0;
+         --calls) {
+      const std::string& name =
+          names[data.ConsumeIntegralInRange<std::size_t>(0, names.size() - 1)];
       std::vector<KRef> args;
       args.emplace_back(make.Make(0));
       if (name == "use") args.emplace_back(make.Make(0));

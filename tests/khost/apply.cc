@@ -71,7 +71,8 @@ struct Shaped {
 bool Shape(std::int64_t rank, const std::vector<K>& args, Shaped* shaped) {
   if (rank < 1 || rank > kMaxRank) return false;
   if (rank == 1 && args.size() != 1) {
-    K wrapper = args.empty() ? kabi::ka(kabi::kUnaryPrimitive) : kabi::ktn(kabi::kMixed, static_cast<long long>(args.size()));
+    K wrapper = args.empty() ? kabi::ka(kabi::kUnaryPrimitive)
+                             : kabi::ktn(kabi::kMixed, static_cast<long long>(args.size()));
     for (std::size_t i = 0; i < args.size(); ++i) kabi::Items(wrapper)[i] = kabi::r1(args[i]);
     shaped->wrapper.reset(wrapper);
     shaped->passed = {wrapper};
@@ -132,17 +133,19 @@ std::int64_t NewReferences(K root, K target, std::uint64_t since) {
   return count;
 }
 
-void CheckArguments(const std::vector<Snapshot>& snapshots, K result, std::uint64_t since, absl::string_view name) {
+void CheckArguments(const std::vector<Snapshot>& snapshots, K result, std::uint64_t since,
+                    absl::string_view name) {
   for (const Snapshot& s : snapshots) {
     const Status now = Lookup(s.x);
     if (now.kind != Kind::kLive || now.serial != s.serial) {
-      Emit(Check::kBorrowedFreed, absl::StrFormat("%s freed its borrowed argument #%d", name, s.serial), s.serial);
+      Emit(Check::kBorrowedFreed,
+           absl::StrFormat("%s freed its borrowed argument #%d", name, s.serial), s.serial);
       continue;
     }
     if (s.x->r < s.r) {
       Emit(Check::kBorrowedFreed,
-           absl::StrFormat("%s dropped a reference to its borrowed argument #%d (r %d -> %d)", name, s.serial, s.r,
-                           s.x->r),
+           absl::StrFormat("%s dropped a reference to its borrowed argument #%d (r %d -> %d)", name,
+                           s.serial, s.r, s.x->r),
            s.serial, s.x->t);
       continue;
     }
@@ -150,8 +153,9 @@ void CheckArguments(const std::vector<Snapshot>& snapshots, K result, std::uint6
     const std::int64_t references = NewReferences(result, s.x, since);
     if (references > s.x->r - s.r) {
       Emit(Check::kBorrowedReturned,
-           absl::StrFormat("%s returned its argument #%d in %d new place(s) but r rose by %d: r1 it first", name,
-                           s.serial, references, s.x->r - s.r),
+           absl::StrFormat(
+               "%s returned its argument #%d in %d new place(s) but r rose by %d: r1 it first",
+               name, s.serial, references, s.x->r - s.r),
            s.serial, s.x->t);
     }
   }
@@ -164,16 +168,17 @@ Result Collect(K value, std::optional<PendingMessage> pending, absl::string_view
     if (!pending) return Result{};
     if (check && std::strcmp(pending->pointer, pending->copy.c_str()) != 0) {
       Emit(Check::kUnstableMessage,
-           absl::StrFormat("%s: krr(\"%s\") text changed before q read it (now \"%s\")", name, pending->copy,
-                           pending->pointer));
+           absl::StrFormat("%s: krr(\"%s\") text changed before q read it (now \"%s\")", name,
+                           pending->copy, pending->pointer));
     }
     return Failure(pending->copy);
   }
   if (check && pending) {
-    Emit(Check::kKrrThenValue,
-         absl::StrFormat("%s called krr(\"%s\") and then returned object #%d", name, pending->copy, Lookup(value).serial));
+    Emit(Check::kKrrThenValue, absl::StrFormat("%s called krr(\"%s\") and then returned object #%d",
+                                               name, pending->copy, Lookup(value).serial));
   }
-  if (!CheckEntry(value, absl::StrFormat("result of %s", name), kAllowError)) return Failure("khost: invalid result");
+  if (!CheckEntry(value, absl::StrFormat("result of %s", name), kAllowError))
+    return Failure("khost: invalid result");
   if (value->t == kabi::kError) {
     Result result = Failure(value->s);
     kabi::r0(value);
@@ -206,7 +211,8 @@ Result CallPlugin(K f, const std::vector<K>& args, absl::string_view name) {
     result = Collect(value, TakePending(), name, /*check=*/true);
   } else {
     ClearError();
-    Emit(Check::kException, absl::StrFormat("%s let a C++ exception escape (q would abort): %s", name, exception));
+    Emit(Check::kException,
+         absl::StrFormat("%s let a C++ exception escape (q would abort): %s", name, exception));
     result = Failure(absl::StrCat("khost: exception escaped: ", exception));
   }
   CheckArguments(snapshots, result.value.get(), since, name);
@@ -234,7 +240,9 @@ Result CallHost(K f, const std::vector<K>& args) {
 
 }  // namespace
 
-int RankOf(K f) { return f->t == kabi::kLambda ? HostOf(f).rank : static_cast<int>(DynamicOf(f).rank); }
+int RankOf(K f) {
+  return f->t == kabi::kLambda ? HostOf(f).rank : static_cast<int>(DynamicOf(f).rank);
+}
 
 K ApplyForPlugin(K f, const std::vector<K>& args, absl::string_view name) {
   Result result = Call(f, args, name);
@@ -250,12 +258,15 @@ kabi::K Function(int rank, Body body) {
     Emit(Check::kBadArgument, absl::StrFormat("Function(%d, ...): rank must be 1..8", rank));
   }
   kabi::K x = internal::Allocate(kabi::kLambda, sizeof(internal::OwnedPayload*));
-  *static_cast<internal::OwnedPayload**>(kabi::Payload(x)) = new internal::HostFunction(rank, std::move(body));
+  *static_cast<internal::OwnedPayload**>(kabi::Payload(x)) =
+      new internal::HostFunction(rank, std::move(body));
   return x;
 }
 
 void* NativeFunction(kabi::K f) {
-  if (f == nullptr || internal::Lookup(f).kind != internal::Kind::kLive || f->t != kabi::kDynamicLoad) return nullptr;
+  if (f == nullptr || internal::Lookup(f).kind != internal::Kind::kLive ||
+      f->t != kabi::kDynamicLoad)
+    return nullptr;
   return internal::DynamicOf(f).f;
 }
 

@@ -30,8 +30,8 @@ namespace khost {
 
 // The outcome of one application.
 struct Result {
-  KRef value;          // owned result; null when the function returned 0 with no error (`::`)
-  std::string error;   // the error text (q's 'msg) when failed
+  KRef value;         // owned result; null when the function returned 0 with no error (`::`)
+  std::string error;  // the error text (q's 'msg) when failed
   bool failed = false;
   bool ok() const { return !failed; }
 };

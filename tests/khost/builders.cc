@@ -33,14 +33,20 @@ K SpecialAtom(int type, bool null) {
   K x = kabi::ka(-type);
   switch (type) {
     case kabi::kReal: x->e = static_cast<float>(null ? kabi::kNullFloat : kabi::kInfFloat); break;
-    case kabi::kFloat: case kabi::kDatetime: x->f = null ? kabi::kNullFloat : kabi::kInfFloat; break;
+    case kabi::kFloat:
+    case kabi::kDatetime: x->f = null ? kabi::kNullFloat : kabi::kInfFloat; break;
     case kabi::kChar: x->g = ' '; break;
     case kabi::kSymbol: x->s = khost::internal::Intern(""); break;
     case kabi::kShort: x->h = static_cast<std::int16_t>(Special(2, null)); break;
-    case kabi::kInt: case kabi::kMonth: case kabi::kDate: case kabi::kMinute: case kabi::kSecond: case kabi::kTime:
-      x->i = static_cast<std::int32_t>(Special(4, null));
-      break;
-    case kabi::kLong: case kabi::kTimestamp: case kabi::kTimespan: x->j = Special(8, null); break;
+    case kabi::kInt:
+    case kabi::kMonth:
+    case kabi::kDate:
+    case kabi::kMinute:
+    case kabi::kSecond:
+    case kabi::kTime: x->i = static_cast<std::int32_t>(Special(4, null)); break;
+    case kabi::kLong:
+    case kabi::kTimestamp:
+    case kabi::kTimespan: x->j = Special(8, null); break;
     default: break;  // boolean, byte and guid: zero
   }
   return x;
@@ -107,7 +113,9 @@ K Syms(std::initializer_list<absl::string_view> items) {
   return x;
 }
 
-K Str(absl::string_view text) { return kabi::kpn(const_cast<char*>(text.data()), static_cast<long long>(text.size())); }
+K Str(absl::string_view text) {
+  return kabi::kpn(const_cast<char*>(text.data()), static_cast<long long>(text.size()));
+}
 
 K Vector(int type, std::initializer_list<std::int64_t> items) {
   const std::size_t width = khost::internal::ItemWidth(type);

@@ -32,10 +32,10 @@ K Real(float value);
 K Float(double value);
 K Char(char value);
 K Sym(absl::string_view text);
-K Timestamp(std::int64_t nanos);   // since 2000.01.01
-K Month(std::int32_t months);      // since 2000.01
-K Date(std::int32_t days);         // since 2000.01.01
-K Datetime(double days);           // since 2000.01.01
+K Timestamp(std::int64_t nanos);  // since 2000.01.01
+K Month(std::int32_t months);     // since 2000.01
+K Date(std::int32_t days);        // since 2000.01.01
+K Datetime(double days);          // since 2000.01.01
 K Timespan(std::int64_t nanos);
 K Minute(std::int32_t minutes);
 K Second(std::int32_t seconds);

@@ -31,24 +31,19 @@ bool SameItems(K a, K b) {
     }
     return true;
   }
-  return std::memcmp(kabi::Payload(a), kabi::Payload(b), static_cast<std::size_t>(a->n) * width) == 0;
+  return std::memcmp(kabi::Payload(a), kabi::Payload(b), static_cast<std::size_t>(a->n) * width) ==
+         0;
 }
 
 bool SameAtom(K a, K b) {
   switch (a->t) {
-    case -kabi::kReal:
-      return a->e == b->e || (std::isnan(a->e) && std::isnan(b->e));
+    case -kabi::kReal: return a->e == b->e || (std::isnan(a->e) && std::isnan(b->e));
     case -kabi::kFloat:
-    case -kabi::kDatetime:
-      return a->f == b->f || (std::isnan(a->f) && std::isnan(b->f));
-    case -kabi::kGuid:
-      return std::memcmp(kabi::Payload(a), kabi::Payload(b), 16) == 0;
-    case kabi::kError:
-      return std::strcmp(a->s, b->s) == 0;
-    case kabi::kLambda:
-      return a == b;
-    case kabi::kDynamicLoad:
-      return std::memcmp(kabi::Payload(a), kabi::Payload(b), 16) == 0;
+    case -kabi::kDatetime: return a->f == b->f || (std::isnan(a->f) && std::isnan(b->f));
+    case -kabi::kGuid: return std::memcmp(kabi::Payload(a), kabi::Payload(b), 16) == 0;
+    case kabi::kError: return std::strcmp(a->s, b->s) == 0;
+    case kabi::kLambda: return a == b;
+    case kabi::kDynamicLoad: return std::memcmp(kabi::Payload(a), kabi::Payload(b), 16) == 0;
     default: {
       const std::size_t width = a->t < 0 && a->t >= -19 ? internal::ItemWidth(-a->t) : 1;
       return std::memcmp(&a->g, &b->g, width) == 0;
@@ -66,7 +61,10 @@ struct Scalar {
   double f = 0;
 };
 
-bool IsIntegral(int t) { return t == 1 || t == 4 || t == 5 || t == 6 || t == 7 || t == 10 || (t >= 12 && t <= 19 && t != 15); }
+bool IsIntegral(int t) {
+  return t == 1 || t == 4 || t == 5 || t == 6 || t == 7 || t == 10 ||
+         (t >= 12 && t <= 19 && t != 15);
+}
 bool IsFloating(int t) { return t == 8 || t == 9 || t == 15; }
 bool IsCastable(int t) { return IsIntegral(t) || IsFloating(t); }
 
@@ -76,9 +74,12 @@ Scalar ReadInteger(const void* p, T null, T inf) {
   std::memcpy(&v, p, sizeof v);
   Scalar s;
   s.i = v;
-  if (v == null) s.kind = Scalar::kNull;
-  else if (v == inf) s.kind = Scalar::kPlusInf;
-  else if (v == -inf) s.kind = Scalar::kMinusInf;
+  if (v == null)
+    s.kind = Scalar::kNull;
+  else if (v == inf)
+    s.kind = Scalar::kPlusInf;
+  else if (v == -inf)
+    s.kind = Scalar::kMinusInf;
   return s;
 }
 
@@ -89,8 +90,7 @@ Scalar Read(int t, const void* p) {
       s.i = *static_cast<const std::uint8_t*>(p);
       return s;
     }
-    case 2:
-      return ReadInteger<std::int16_t>(p, kabi::kNullShort, kabi::kInfShort);
+    case 2: return ReadInteger<std::int16_t>(p, kabi::kNullShort, kabi::kInfShort);
     case 4:
       if (t == kabi::kReal) break;
       return ReadInteger<std::int32_t>(p, kabi::kNullInt, kabi::kInfInt);
@@ -107,8 +107,10 @@ Scalar Read(int t, const void* p) {
   } else {
     std::memcpy(&s.f, p, sizeof s.f);
   }
-  if (std::isnan(s.f)) s.kind = Scalar::kNull;
-  else if (std::isinf(s.f)) s.kind = s.f > 0 ? Scalar::kPlusInf : Scalar::kMinusInf;
+  if (std::isnan(s.f))
+    s.kind = Scalar::kNull;
+  else if (std::isinf(s.f))
+    s.kind = s.f > 0 ? Scalar::kPlusInf : Scalar::kMinusInf;
   return s;
 }
 
@@ -131,9 +133,12 @@ void Write(int t, const Scalar& s, void* p) {
   }
   if (IsFloating(t)) {
     double v = s.is_float ? s.f : static_cast<double>(s.i);
-    if (s.kind == Scalar::kNull) v = kabi::kNullFloat;
-    else if (s.kind == Scalar::kPlusInf) v = kabi::kInfFloat;
-    else if (s.kind == Scalar::kMinusInf) v = -kabi::kInfFloat;
+    if (s.kind == Scalar::kNull)
+      v = kabi::kNullFloat;
+    else if (s.kind == Scalar::kPlusInf)
+      v = kabi::kInfFloat;
+    else if (s.kind == Scalar::kMinusInf)
+      v = -kabi::kInfFloat;
     if (t == kabi::kReal) {
       const float e = static_cast<float>(v);
       std::memcpy(p, &e, sizeof e);
@@ -144,7 +149,8 @@ void Write(int t, const Scalar& s, void* p) {
   }
   switch (internal::ItemWidth(t)) {
     case 1:
-      *static_cast<std::uint8_t*>(p) = static_cast<std::uint8_t>(s.is_float ? std::llround(s.f) : s.i);
+      *static_cast<std::uint8_t*>(p) =
+          static_cast<std::uint8_t>(s.is_float ? std::llround(s.f) : s.i);
       return;
     case 2: return WriteInteger<std::int16_t>(p, s, kabi::kNullShort, kabi::kInfShort);
     case 4: return WriteInteger<std::int32_t>(p, s, kabi::kNullInt, kabi::kInfInt);
@@ -168,8 +174,7 @@ int TargetType(K type) {
         if (*type->s != '\0' && std::strcmp(internal::TypeName(t), type->s) == 0) return t;
       }
       return 0;
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
@@ -177,8 +182,10 @@ K CastTo(int t, K x);
 
 // `$"abc"` and `$("ab";"cd")`.
 K ToSymbol(K x) {
-  if (x->t == kabi::kChar) return kabi::ks(internal::Intern(absl::string_view(kabi::Chars(x), x->n)));
-  if (x->t == -kabi::kChar) return kabi::ks(internal::Intern(absl::string_view(reinterpret_cast<char*>(&x->g), 1)));
+  if (x->t == kabi::kChar)
+    return kabi::ks(internal::Intern(absl::string_view(kabi::Chars(x), x->n)));
+  if (x->t == -kabi::kChar)
+    return kabi::ks(internal::Intern(absl::string_view(reinterpret_cast<char*>(&x->g), 1)));
   if (x->t != kabi::kMixed) return internal::Fail("type");
   for (std::int64_t i = 0; i < x->n; ++i) {
     if (kabi::Items(x)[i]->t != kabi::kChar) return internal::Fail("type");
@@ -234,7 +241,9 @@ bool Match(K a, K b) {
   if (a == nullptr || b == nullptr || a->t != b->t) return false;
   if (a->t < 0 || a->t >= kabi::kLambda || a->t == kabi::kError) return SameAtom(a, b);
   if (a->t == kabi::kTable) return Match(a->k, b->k);
-  if (a->t == kabi::kDictionary) return Match(kabi::DictKeys(a), kabi::DictKeys(b)) && Match(kabi::DictValues(a), kabi::DictValues(b));
+  if (a->t == kabi::kDictionary)
+    return Match(kabi::DictKeys(a), kabi::DictKeys(b)) &&
+           Match(kabi::DictValues(a), kabi::DictValues(b));
   if (a->n != b->n) return false;
   if (a->t != kabi::kMixed) return SameItems(a, b);
   for (std::int64_t i = 0; i < a->n; ++i) {
@@ -244,7 +253,8 @@ bool Match(K a, K b) {
 }
 
 std::string TempPath(absl::string_view q_path) {
-  while (!q_path.empty() && (q_path.front() == ':' || q_path.front() == '/')) q_path.remove_prefix(1);
+  while (!q_path.empty() && (q_path.front() == ':' || q_path.front() == '/'))
+    q_path.remove_prefix(1);
   return TempDirectory().Join(q_path);
 }
 
@@ -290,7 +300,8 @@ K Collapse(std::vector<KRef> items) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (uniform) {
       K atom = items[i].get();
-      const void* value = type == kabi::kGuid ? kabi::Payload(atom) : static_cast<const void*>(&atom->g);
+      const void* value =
+          type == kabi::kGuid ? kabi::Payload(atom) : static_cast<const void*>(&atom->g);
       std::memcpy(kabi::Bytes(x) + i * width, value, width);
     } else {
       kabi::Items(x)[i] = items[i].release();
@@ -306,7 +317,8 @@ K Cast(K type, K x) {
 }
 
 K WriteBytes(K path, K data) {
-  if (path->t != -kabi::kSymbol || !IsVectorType(data->t) || data->t == kabi::kMixed || data->t == kabi::kSymbol) {
+  if (path->t != -kabi::kSymbol || !IsVectorType(data->t) || data->t == kabi::kMixed ||
+      data->t == kabi::kSymbol) {
     return Fail("type");
   }
   const std::string file = TempPath(path->s);

@@ -60,9 +60,10 @@ void CheckOverOwnership(const std::vector<internal::LiveObject>& live,
       if (!log.reported.insert(o.serial).second) continue;
     }
     Emit(Check::kOverOwnership,
-         absl::StrFormat("after %s: object #%d (type %d) sits in %d container slots with r=%d (a reference "
-                         "handed over twice without r1)",
-                         name, o.serial, o.object->t, it->second, o.object->r),
+         absl::StrFormat(
+             "after %s: object #%d (type %d) sits in %d container slots with r=%d (a reference "
+             "handed over twice without r1)",
+             name, o.serial, o.object->t, it->second, o.object->r),
          o.serial, o.object->t);
   }
 }
@@ -70,8 +71,8 @@ void CheckOverOwnership(const std::vector<internal::LiveObject>& live,
 // Objects allocated after `since` that are alive, held by no live container and not `except`:
 // the roots of whatever leaked.
 std::vector<internal::LiveObject> Orphans(const std::vector<internal::LiveObject>& live,
-                                          const absl::flat_hash_map<K, std::int64_t>& edges, std::uint64_t since,
-                                          K except) {
+                                          const absl::flat_hash_map<K, std::int64_t>& edges,
+                                          std::uint64_t since, K except) {
   std::vector<internal::LiveObject> orphans;
   for (const internal::LiveObject& o : live) {
     if (o.serial > since && o.object != except && !edges.contains(o.object)) orphans.push_back(o);
@@ -92,8 +93,8 @@ void SweepAfterCall(std::uint64_t since, K result, absl::string_view name) {
       continue;
     }
     Emit(Check::kLeak,
-         absl::StrFormat("%s allocated object #%d (type %d) and neither returned nor freed it: %s", name, o.serial,
-                         o.object->t, Describe(o.object)),
+         absl::StrFormat("%s allocated object #%d (type %d) and neither returned nor freed it: %s",
+                         name, o.serial, o.object->t, Describe(o.object)),
          o.serial, o.object->t);
   }
   CheckOverOwnership(live, edges, name);
@@ -110,8 +111,9 @@ LeakScope::~LeakScope() {
   const std::vector<internal::LiveObject> live = internal::LiveObjects();
   for (const internal::LiveObject& o : Orphans(live, InEdges(live), since_, nullptr)) {
     Emit(Check::kLeak,
-         absl::StrFormat("object #%d (type %d) allocated in a LeakScope is still alive at its end: %s", o.serial,
-                         o.object->t, Describe(o.object)),
+         absl::StrFormat(
+             "object #%d (type %d) allocated in a LeakScope is still alive at its end: %s",
+             o.serial, o.object->t, Describe(o.object)),
          o.serial, o.object->t);
   }
 }

@@ -19,11 +19,13 @@ std::size_t AtomPayload(int type) { return type == -kabi::kGuid ? 16 : 0; }
 
 // Atom-shaped types: the basic atoms, a table (which holds a dictionary) and functions.
 bool IsAtomType(int type) {
-  return (type <= -1 && type >= -19 && type != -3) || type == kabi::kTable || (type >= kabi::kLambda && type <= 111);
+  return (type <= -1 && type >= -19 && type != -3) || type == kabi::kTable ||
+         (type >= kabi::kLambda && type <= 111);
 }
 
 K Atom(int type) {
-  if (!IsAtomType(type)) Emit(Check::kBadArgument, absl::StrFormat("ka(%d): not an atom type", type));
+  if (!IsAtomType(type))
+    Emit(Check::kBadArgument, absl::StrFormat("ka(%d): not an atom type", type));
   return Allocate(type, AtomPayload(type));
 }
 
@@ -51,7 +53,8 @@ using khost::internal::Atom;
 
 kabi::K kabi::ktn(int type, long long n) {
   if (!khost::internal::IsVectorType(type) || n < 0) {
-    khost::Emit(khost::Check::kBadArgument, absl::StrFormat("ktn(%d, %d): not a vector type and count", type, n));
+    khost::Emit(khost::Check::kBadArgument,
+                absl::StrFormat("ktn(%d, %d): not a vector type and count", type, n));
     return nullptr;
   }
   const std::size_t width = khost::internal::ItemWidth(type);
@@ -171,7 +174,8 @@ kabi::K kabi::kz(double days) {
 
 kabi::K kabi::ktj(int type, long long value) {
   if (type != -kTimestamp && type != -kTimespan) {
-    khost::Emit(khost::Check::kBadArgument, absl::StrFormat("ktj(%d, ...): type must be -12 or -16", type));
+    khost::Emit(khost::Check::kBadArgument,
+                absl::StrFormat("ktj(%d, ...): type must be -12 or -16", type));
   }
   K x = Atom(type);
   x->j = value;
@@ -191,11 +195,11 @@ kabi::K kabi::xD(K keys, K values) {
   }
   const bool keys_usable = khost::internal::CheckEntry(keys, "xD");
   const bool values_usable = khost::internal::CheckEntry(values, "xD");
-  if (keys_usable && values_usable && keys->t >= 0 && keys->t <= 19 && values->t >= 0 && values->t <= 19 &&
-      keys->n != values->n) {
+  if (keys_usable && values_usable && keys->t >= 0 && keys->t <= 19 && values->t >= 0 &&
+      values->t <= 19 && keys->n != values->n) {
     khost::Emit(khost::Check::kMalformed,
-                absl::StrFormat("xD: %d keys, %d values", keys->n, values->n), khost::internal::Lookup(keys).serial,
-                keys->t);
+                absl::StrFormat("xD: %d keys, %d values", keys->n, values->n),
+                khost::internal::Lookup(keys).serial, keys->t);
   }
   K x = khost::internal::Allocate(kDictionary, 2 * sizeof(K));
   x->n = 2;

@@ -4,8 +4,8 @@
 #include <cstdarg>
 #include <exception>
 #include <optional>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
@@ -64,7 +64,9 @@ const absl::flat_hash_map<std::string, Body>& Builtins() {
       {"$", Builtin<2>([](const std::vector<K>& a) { return internal::Cast(a[0], a[1]); })},
       {"1:", Builtin<2>([](const std::vector<K>& a) { return internal::WriteBytes(a[0], a[1]); })},
       {".", Builtin<2>([](const std::vector<K>& a) { return kabi::dot(a[0], a[1]); })},
-      {"@", Builtin<2>([](const std::vector<K>& a) { return internal::ApplyForPlugin(a[0], {a[1]}, "@"); })},
+      {"@", Builtin<2>([](const std::vector<K>& a) {
+         return internal::ApplyForPlugin(a[0], {a[1]}, "@");
+       })},
   };
   return *builtins;
 }
@@ -122,7 +124,8 @@ kabi::K kabi::vak(int handle, const char* expression, va_list list) {
   std::vector<khost::KRef> owned;  // released when k returns: k takes its arguments over
   while (K arg = va_arg(list, K)) {
     if (args.size() == khost::kMaxArgs) {
-      khost::Emit(khost::Check::kBadArgument, "k: more than 8 arguments, or a missing (K)0 terminator");
+      khost::Emit(khost::Check::kBadArgument,
+                  "k: more than 8 arguments, or a missing (K)0 terminator");
       break;
     }
     if (khost::internal::CheckEntry(arg, "k")) owned.emplace_back(arg);
@@ -132,10 +135,12 @@ kabi::K kabi::vak(int handle, const char* expression, va_list list) {
     khost::Emit(khost::Check::kBadPointer, "k: NULL expression");
     return khost::internal::MakeError("khost: k(NULL)");
   }
-  if (handle > 0) return khost::internal::MakeError(absl::StrFormat("khost: no connection on handle %d", handle));
+  if (handle > 0)
+    return khost::internal::MakeError(absl::StrFormat("khost: no connection on handle %d", handle));
   if (handle < 0) return khost::internal::AsyncSentinel();
   if (!khost::internal::IsMainThread()) {
-    khost::Emit(khost::Check::kThread, absl::StrFormat("k(0, \"%s\") off the main thread", expression));
+    khost::Emit(khost::Check::kThread,
+                absl::StrFormat("k(0, \"%s\") off the main thread", expression));
   }
   const khost::Body callable = khost::Find(expression);
   if (!callable) {

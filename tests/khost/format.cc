@@ -50,14 +50,13 @@ std::string IntegerToken(const void* p, std::size_t width, int t) {
 std::string Token(int t, const void* p) {
   const auto* bytes = static_cast<const std::uint8_t*>(p);
   switch (t) {
-    case kabi::kBoolean:
-      return *bytes ? "1" : "0";
+    case kabi::kBoolean: return *bytes ? "1" : "0";
     case kabi::kGuid:
-      return absl::StrFormat("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", bytes[0],
-                             bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                             bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]);
-    case kabi::kByte:
-      return absl::StrFormat("%02x", *bytes);
+      return absl::StrFormat("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                             bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6],
+                             bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12],
+                             bytes[13], bytes[14], bytes[15]);
+    case kabi::kByte: return absl::StrFormat("%02x", *bytes);
     case kabi::kReal: {
       float e;
       std::memcpy(&e, p, sizeof e);
@@ -71,26 +70,29 @@ std::string Token(int t, const void* p) {
     case kabi::kDatetime: {
       double f;
       std::memcpy(&f, p, sizeof f);
-      return std::isnan(f) ? "0N" : std::isinf(f) ? internal::FloatText(f) : internal::FormatDatetime(f);
+      return std::isnan(f)   ? "0N"
+             : std::isinf(f) ? internal::FloatText(f)
+                             : internal::FormatDatetime(f);
     }
-    case kabi::kChar:
-      return std::string(1, static_cast<char>(*bytes));
+    case kabi::kChar: return std::string(1, static_cast<char>(*bytes));
     case kabi::kSymbol: {
       const char* s;
       std::memcpy(&s, p, sizeof s);
       return internal::IsUnfilled(s) ? "<unfilled>" : s;
     }
-    default:
-      return IntegerToken(p, internal::ItemWidth(t), t);
+    default: return IntegerToken(p, internal::ItemWidth(t), t);
   }
 }
 
 bool IsSpecial(const std::string& token) {
-  return token == "0N" || token == "0W" || token == "-0W" || token == "0w" || token == "-0w" || token == "0n";
+  return token == "0N" || token == "0W" || token == "-0W" || token == "0w" || token == "-0w" ||
+         token == "0n";
 }
 
 // A float token needs the f suffix unless something in it marks it as a float already.
-bool LooksIntegral(const std::string& token) { return token.find_first_of(".enw") == std::string::npos; }
+bool LooksIntegral(const std::string& token) {
+  return token.find_first_of(".enw") == std::string::npos;
+}
 
 void AppendQuoted(std::string* out, const char* chars, std::int64_t n) {
   out->push_back('"');
@@ -113,7 +115,9 @@ void AppendQuoted(std::string* out, const char* chars, std::int64_t n) {
   out->push_back('"');
 }
 
-const void* AtomValue(K x) { return x->t == -kabi::kGuid ? kabi::Payload(x) : static_cast<const void*>(&x->g); }
+const void* AtomValue(K x) {
+  return x->t == -kabi::kGuid ? kabi::Payload(x) : static_cast<const void*>(&x->g);
+}
 
 void AppendAtom(std::string* out, K x) {
   const int t = -x->t;
@@ -139,7 +143,8 @@ void AppendAtom(std::string* out, K x) {
 void AppendSimpleVector(std::string* out, K x) {
   const int t = x->t;
   if (x->n == 0) {
-    absl::StrAppend(out, t == kabi::kChar ? "\"\"" : absl::StrCat("`", internal::TypeName(t), "$()"));
+    absl::StrAppend(out,
+                    t == kabi::kChar ? "\"\"" : absl::StrCat("`", internal::TypeName(t), "$()"));
     return;
   }
   if (x->n == 1) out->push_back(',');
@@ -166,7 +171,9 @@ void AppendSimpleVector(std::string* out, K x) {
     case kabi::kShort: out->push_back('h'); break;
     case kabi::kInt: out->push_back('i'); break;
     case kabi::kReal: out->push_back('e'); break;
-    case kabi::kFloat: if (all_integral) out->push_back('f'); break;
+    case kabi::kFloat:
+      if (all_integral) out->push_back('f');
+      break;
     case kabi::kMonth: out->push_back('m'); break;
     default:
       if (IsTemporal(t) && all_special) out->push_back(internal::TypeLetter(t));
@@ -179,8 +186,9 @@ void AppendDictionary(std::string* out, K x) {
   K keys = kabi::DictKeys(x);
   std::string key_text;
   AppendS1(&key_text, keys);
-  const bool wrap = key_text.front() == ',' ||
-                    (internal::Unrenderable(keys).empty() && (keys->t == kabi::kTable || keys->t == kabi::kDictionary));
+  const bool wrap =
+      key_text.front() == ',' || (internal::Unrenderable(keys).empty() &&
+                                  (keys->t == kabi::kTable || keys->t == kabi::kDictionary));
   absl::StrAppend(out, wrap ? "(" : "", key_text, wrap ? ")" : "", "!");
   AppendS1(out, kabi::DictValues(x));
 }
@@ -202,25 +210,13 @@ void AppendS1(std::string* out, K x) {
       }
       if (x->n != 1) out->push_back(')');
       return;
-    case kabi::kDictionary:
-      return AppendDictionary(out, x);
-    case kabi::kTable:
-      out->push_back('+');
-      return AppendS1(out, x->k);
-    case kabi::kUnaryPrimitive:
-      out->append(x->g == 0 ? "::" : "<primitive>");
-      return;
-    case kabi::kLambda:
-      out->append("{host function}");
-      return;
-    case kabi::kDynamicLoad:
-      out->append("code");
-      return;
-    case kabi::kError:
-      absl::StrAppend(out, "'", x->s);
-      return;
-    default:
-      absl::StrAppend(out, "<type ", x->t, ">");
+    case kabi::kDictionary: return AppendDictionary(out, x);
+    case kabi::kTable: out->push_back('+'); return AppendS1(out, x->k);
+    case kabi::kUnaryPrimitive: out->append(x->g == 0 ? "::" : "<primitive>"); return;
+    case kabi::kLambda: out->append("{host function}"); return;
+    case kabi::kDynamicLoad: out->append("code"); return;
+    case kabi::kError: absl::StrAppend(out, "'", x->s); return;
+    default: absl::StrAppend(out, "<type ", x->t, ">");
   }
 }
 
@@ -265,7 +261,8 @@ std::string Unrenderable(K x) {
   }
   if (CheckEntry(x, "render", kAllowError)) return "";
   const Status s = Lookup(x);
-  if (s.kind == Kind::kFreed || s.kind == Kind::kMoved) return absl::StrCat("<freed #", s.serial, ">");
+  if (s.kind == Kind::kFreed || s.kind == Kind::kMoved)
+    return absl::StrCat("<freed #", s.serial, ">");
   return "<bad pointer>";
 }
 

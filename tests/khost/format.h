@@ -40,9 +40,10 @@ ConsoleSize SetConsoleSize(ConsoleSize size);
 
 // For comparing with q transcripts (the seed pages), whose spacing is collapsed.
 struct NormalizeOptions {
-  bool collapse_spaces = true;   // runs of blanks -> one space; lines trimmed; trailing blank lines dropped
-  bool collapse_rules = true;    // runs of '-' in lines of only '-', '|' and ' ' -> one '-'
-  bool replace_pointers = false; // digit runs of at least pointer_digits -> "<ptr>"
+  bool collapse_spaces =
+      true;  // runs of blanks -> one space; lines trimmed; trailing blank lines dropped
+  bool collapse_rules = true;     // runs of '-' in lines of only '-', '|' and ' ' -> one '-'
+  bool replace_pointers = false;  // digit runs of at least pointer_digits -> "<ptr>"
   int pointer_digits = 7;
   std::vector<std::string> volatile_numbers;  // digit runs equal to one of these -> "<ptr>"
 };

@@ -94,20 +94,26 @@ std::uint32_t MainThreadIndex() {
 
 std::size_t ItemWidth(int type) {
   switch (type) {
-    case kabi::kMixed: case kabi::kSymbol: case kabi::kLong: case kabi::kFloat:
-    case kabi::kTimestamp: case kabi::kDatetime: case kabi::kTimespan:
-      return 8;
-    case kabi::kBoolean: case kabi::kByte: case kabi::kChar:
-      return 1;
-    case kabi::kGuid:
-      return 16;
-    case kabi::kShort:
-      return 2;
-    case kabi::kInt: case kabi::kReal: case kabi::kMonth: case kabi::kDate:
-    case kabi::kMinute: case kabi::kSecond: case kabi::kTime:
-      return 4;
-    default:
-      return 0;
+    case kabi::kMixed:
+    case kabi::kSymbol:
+    case kabi::kLong:
+    case kabi::kFloat:
+    case kabi::kTimestamp:
+    case kabi::kDatetime:
+    case kabi::kTimespan: return 8;
+    case kabi::kBoolean:
+    case kabi::kByte:
+    case kabi::kChar: return 1;
+    case kabi::kGuid: return 16;
+    case kabi::kShort: return 2;
+    case kabi::kInt:
+    case kabi::kReal:
+    case kabi::kMonth:
+    case kabi::kDate:
+    case kabi::kMinute:
+    case kabi::kSecond:
+    case kabi::kTime: return 4;
+    default: return 0;
   }
 }
 
@@ -119,9 +125,10 @@ char TypeLetter(int type) {
 }
 
 const char* TypeName(int type) {
-  static constexpr const char* kNames[] = {"boolean", "guid", "", "byte", "short", "int", "long",
-                                           "real", "float", "char", "symbol", "timestamp", "month",
-                                           "date", "datetime", "timespan", "minute", "second", "time"};
+  static constexpr const char* kNames[] = {"boolean",  "guid",      "",       "byte",  "short",
+                                           "int",      "long",      "real",   "float", "char",
+                                           "symbol",   "timestamp", "month",  "date",  "datetime",
+                                           "timespan", "minute",    "second", "time"};
   return type >= 1 && type <= 19 ? kNames[type - 1] : "";
 }
 
@@ -181,9 +188,11 @@ K Allocate(int type, std::size_t payload_bytes) {
 K Grow(K x, std::size_t payload_bytes) {
   Prefix* old_prefix = PrefixOf(x);
   if (payload_bytes <= old_prefix->capacity) return x;
-  const std::uint64_t capacity = std::max<std::uint64_t>({payload_bytes, 2 * old_prefix->capacity, 32});
+  const std::uint64_t capacity =
+      std::max<std::uint64_t>({payload_bytes, 2 * old_prefix->capacity, 32});
   K y = NewBlock(capacity);
-  std::memcpy(PrefixOf(y), old_prefix, sizeof(Prefix) + sizeof(kabi::Object) + old_prefix->capacity);
+  std::memcpy(PrefixOf(y), old_prefix,
+              sizeof(Prefix) + sizeof(kabi::Object) + old_prefix->capacity);
   PrefixOf(y)->capacity = capacity;
   Registry& r = Reg();
   absl::MutexLock lock(&r.mu);

@@ -46,9 +46,9 @@ enum class State : std::uint32_t { kLive = 1, kFreed = 2, kMoved = 3 };
 struct Prefix {
   std::uint64_t magic;
   State state;
-  std::uint32_t thread;   // ThreadIndex() of the allocating thread
-  std::uint64_t serial;   // 1, 2, ... in allocation order; kept when a join moves the object
-  std::uint64_t capacity; // payload bytes available after the 16-byte header
+  std::uint32_t thread;    // ThreadIndex() of the allocating thread
+  std::uint64_t serial;    // 1, 2, ... in allocation order; kept when a join moves the object
+  std::uint64_t capacity;  // payload bytes available after the 16-byte header
 };
 static_assert(sizeof(Prefix) == 32, "the prefix keeps the header 16-byte aligned");
 
@@ -57,7 +57,9 @@ inline Prefix* PrefixOf(K x) { return reinterpret_cast<Prefix*>(x) - 1; }
 // The pointer ktn(0,n) and ktn(KS,n) put in every slot: a non-canonical address, so a plugin
 // that dereferences an unfilled slot crashes at once, and the host recognises it.
 inline constexpr std::uintptr_t kUnfilledBits = 0xdeadbeefdeadbeefULL;
-inline bool IsUnfilled(const void* p) { return reinterpret_cast<std::uintptr_t>(p) == kUnfilledBits; }
+inline bool IsUnfilled(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) == kUnfilledBits;
+}
 inline void* UnfilledSlot() { return reinterpret_cast<void*>(kUnfilledBits); }
 
 // Bytes per item of a vector type (0 for atoms-only types); 0..19.

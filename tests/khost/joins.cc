@@ -28,18 +28,21 @@ bool CheckTarget(K* x, const char* api, int type) {
   const Status s = Lookup(*x);
   K target = *x;
   if (type == kAnyVector ? !IsVectorType(target->t) : target->t != type) {
-    Emit(Check::kJoinMisuse, absl::StrFormat("%s on object #%d of type %d", api, s.serial, target->t), s.serial,
+    Emit(Check::kJoinMisuse,
+         absl::StrFormat("%s on object #%d of type %d", api, s.serial, target->t), s.serial,
          s.type);
     return false;
   }
   if (target->u != 0) {
-    Emit(Check::kJoinMisuse, absl::StrFormat("%s on object #%d, which has attribute %d", api, s.serial, target->u),
+    Emit(Check::kJoinMisuse,
+         absl::StrFormat("%s on object #%d, which has attribute %d", api, s.serial, target->u),
          s.serial, s.type);
   }
   if (target->r > 0) {
     Emit(Check::kSharedMutation,
-         absl::StrFormat("%s mutates object #%d in place while it has r=%d", api, s.serial, target->r), s.serial,
-         s.type);
+         absl::StrFormat("%s mutates object #%d in place while it has r=%d", api, s.serial,
+                         target->r),
+         s.serial, s.type);
   }
   return true;
 }
@@ -49,7 +52,9 @@ K Append(K* x, const void* items, std::int64_t count) {
   const std::size_t width = ItemWidth((*x)->t);
   const std::size_t used = static_cast<std::size_t>((*x)->n) * width;
   *x = Grow(*x, used + static_cast<std::size_t>(count) * width);
-  if (count > 0) std::memcpy(static_cast<char*>(kabi::Payload(*x)) + used, items, static_cast<std::size_t>(count) * width);
+  if (count > 0)
+    std::memcpy(static_cast<char*>(kabi::Payload(*x)) + used, items,
+                static_cast<std::size_t>(count) * width);
   (*x)->n += count;
   return *x;
 }
@@ -92,12 +97,14 @@ kabi::K kabi::jv(K* x, K y) {
     return x == nullptr ? nullptr : *x;
   }
   if (y->t != (*x)->t) {
-    khost::Emit(khost::Check::kJoinMisuse, absl::StrFormat("jv of type %d onto type %d", y->t, (*x)->t));
+    khost::Emit(khost::Check::kJoinMisuse,
+                absl::StrFormat("jv of type %d onto type %d", y->t, (*x)->t));
     return *x;
   }
   // y may be *x itself, whose payload moves when it grows: copy the items first.
   const std::size_t bytes = static_cast<std::size_t>(y->n) * khost::internal::ItemWidth(y->t);
-  std::vector<char> items(static_cast<const char*>(Payload(y)), static_cast<const char*>(Payload(y)) + bytes);
+  std::vector<char> items(static_cast<const char*>(Payload(y)),
+                          static_cast<const char*>(Payload(y)) + bytes);
   if (y->t == kMixed) {
     for (std::int64_t i = 0; i < y->n; ++i) r1(Items(y)[i]);
   }

@@ -34,7 +34,8 @@ Library::Library(const std::string& path) {
   for (long long i = 0; i < kabi::DictKeys(d)->n; ++i) {
     kabi::K f = kabi::Items(kabi::DictValues(d))[i];
     if (f->t != kabi::kDynamicLoad) {
-      error_ = absl::StrCat("fns[]: ", kabi::Symbols(kabi::DictKeys(d))[i], " is not a dl function");
+      error_ =
+          absl::StrCat("fns[]: ", kabi::Symbols(kabi::DictKeys(d))[i], " is not a dl function");
       return;
     }
     functions_[kabi::Symbols(kabi::DictKeys(d))[i]] = f;
@@ -61,7 +62,9 @@ kabi::K Library::Function(absl::string_view name) const {
 
 Result Library::Call(absl::string_view name) const { return Call(name, std::vector<kabi::K>{}); }
 
-Result Library::Call(absl::string_view name, kabi::K arg) const { return Call(name, std::vector<kabi::K>{arg}); }
+Result Library::Call(absl::string_view name, kabi::K arg) const {
+  return Call(name, std::vector<kabi::K>{arg});
+}
 
 Result Library::Call(absl::string_view name, const std::vector<kabi::K>& args) const {
   kabi::K f = Function(name);

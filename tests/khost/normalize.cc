@@ -38,8 +38,9 @@ std::string CollapseRule(const std::string& line) {
 std::string ReplaceNumbers(const std::string& line, const NormalizeOptions& options) {
   std::string out;
   for (std::size_t i = 0; i < line.size();) {
-    const bool starts = std::isdigit(static_cast<unsigned char>(line[i])) &&
-                        (i == 0 || !(std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '.'));
+    const bool starts =
+        std::isdigit(static_cast<unsigned char>(line[i])) &&
+        (i == 0 || !(std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '.'));
     if (!starts) {
       out.push_back(line[i++]);
       continue;
@@ -47,9 +48,13 @@ std::string ReplaceNumbers(const std::string& line, const NormalizeOptions& opti
     std::size_t end = i;
     while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
     const std::string digits = line.substr(i, end - i);
-    const bool fractional = end < line.size() && (line[end] == '.' || std::isalpha(static_cast<unsigned char>(line[end])));
-    const bool pointer = !fractional && ((options.replace_pointers && digits.size() >= static_cast<std::size_t>(options.pointer_digits)) ||
-                                         absl::c_linear_search(options.volatile_numbers, digits));
+    const bool fractional =
+        end < line.size() &&
+        (line[end] == '.' || std::isalpha(static_cast<unsigned char>(line[end])));
+    const bool pointer =
+        !fractional && ((options.replace_pointers &&
+                         digits.size() >= static_cast<std::size_t>(options.pointer_digits)) ||
+                        absl::c_linear_search(options.volatile_numbers, digits));
     out += pointer ? "<ptr>" : digits;
     i = end;
   }

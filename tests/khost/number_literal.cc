@@ -27,9 +27,13 @@ bool AllDigits(absl::string_view s) {
   return true;
 }
 
-std::int64_t ToInt(absl::string_view digits) { return std::strtoll(std::string(digits).c_str(), nullptr, 10); }
+std::int64_t ToInt(absl::string_view digits) {
+  return std::strtoll(std::string(digits).c_str(), nullptr, 10);
+}
 
-bool IsFloatType(int type) { return type == kabi::kReal || type == kabi::kFloat || type == kabi::kDatetime; }
+bool IsFloatType(int type) {
+  return type == kabi::kReal || type == kabi::kFloat || type == kabi::kDatetime;
+}
 
 int LetterType(char letter) {
   for (int t = 1; t <= 19; ++t) {
@@ -47,7 +51,8 @@ struct Clock {
 
 std::optional<Clock> ReadClock(absl::string_view s) {
   const std::size_t colon = s.find(':');
-  if (colon == absl::string_view::npos || !AllDigits(s.substr(0, colon)) || s.size() < colon + 3) return std::nullopt;
+  if (colon == absl::string_view::npos || !AllDigits(s.substr(0, colon)) || s.size() < colon + 3)
+    return std::nullopt;
   const absl::string_view minutes = s.substr(colon + 1, 2);
   if (!AllDigits(minutes)) return std::nullopt;
   Clock clock;
@@ -62,19 +67,22 @@ std::optional<Clock> ReadClock(absl::string_view s) {
   clock.nanos = seconds * 1000000000;
   if (!rest.empty()) {
     const absl::string_view fraction = rest.substr(1);
-    if (rest[0] != '.' || fraction.size() > 9 || (!fraction.empty() && !AllDigits(fraction))) return std::nullopt;
+    if (rest[0] != '.' || fraction.size() > 9 || (!fraction.empty() && !AllDigits(fraction)))
+      return std::nullopt;
     clock.fraction_digits = static_cast<int>(fraction.size());
-    clock.nanos += fraction.empty() ? 0 : ToInt(std::string(fraction) + std::string(9 - fraction.size(), '0'));
+    clock.nanos +=
+        fraction.empty() ? 0 : ToInt(std::string(fraction) + std::string(9 - fraction.size(), '0'));
   }
   return clock;
 }
 
 std::optional<std::int64_t> ReadDate(absl::string_view s) {
-  if (s.size() != 10 || s[4] != '.' || s[7] != '.' || !AllDigits(s.substr(0, 4)) || !AllDigits(s.substr(5, 2)) ||
-      !AllDigits(s.substr(8, 2))) {
+  if (s.size() != 10 || s[4] != '.' || s[7] != '.' || !AllDigits(s.substr(0, 4)) ||
+      !AllDigits(s.substr(5, 2)) || !AllDigits(s.substr(8, 2))) {
     return std::nullopt;
   }
-  return DaysFromCivil(ToInt(s.substr(0, 4)), static_cast<int>(ToInt(s.substr(5, 2))), static_cast<int>(ToInt(s.substr(8, 2))));
+  return DaysFromCivil(ToInt(s.substr(0, 4)), static_cast<int>(ToInt(s.substr(5, 2))),
+                       static_cast<int>(ToInt(s.substr(8, 2))));
 }
 
 NumberToken Temporal(int type, std::int64_t value) {
@@ -93,13 +101,17 @@ std::optional<NumberToken> ReadSpecial(absl::string_view body, bool negative) {
     return t;
   }
   const bool lower_inf = body.substr(0, 2) == "0w";
-  if (body.size() > 3 || !(body.substr(0, 2) == "0N" || body.substr(0, 2) == "0W" || lower_inf)) return std::nullopt;
+  if (body.size() > 3 || !(body.substr(0, 2) == "0N" || body.substr(0, 2) == "0W" || lower_inf))
+    return std::nullopt;
   t.explicit_type = body.size() == 3;
   t.type = t.explicit_type ? LetterType(body[2]) : (lower_inf ? kabi::kFloat : kabi::kLong);
-  const bool numeric = (t.type >= kabi::kShort && t.type <= kabi::kFloat) || (t.type >= kabi::kTimestamp && t.type <= kabi::kTime);
+  const bool numeric = (t.type >= kabi::kShort && t.type <= kabi::kFloat) ||
+                       (t.type >= kabi::kTimestamp && t.type <= kabi::kTime);
   if (!numeric || (lower_inf && !IsFloatType(t.type))) return std::nullopt;
   t.is_float = IsFloatType(t.type);
-  t.kind = body[1] == 'N' ? NumberToken::kNull : negative ? NumberToken::kMinusInf : NumberToken::kPlusInf;
+  t.kind = body[1] == 'N' ? NumberToken::kNull
+           : negative     ? NumberToken::kMinusInf
+                          : NumberToken::kPlusInf;
   return t;
 }
 
@@ -118,8 +130,10 @@ std::optional<NumberToken> ReadTemporal(absl::string_view body, bool negative) {
     return t;
   }
   const std::int64_t sign = negative ? -1 : 1;
-  if (body.size() == 8 && body[4] == '.' && body[7] == 'm' && AllDigits(body.substr(0, 4)) && AllDigits(body.substr(5, 2))) {
-    return Temporal(kabi::kMonth, (ToInt(body.substr(0, 4)) - 2000) * 12 + ToInt(body.substr(5, 2)) - 1);
+  if (body.size() == 8 && body[4] == '.' && body[7] == 'm' && AllDigits(body.substr(0, 4)) &&
+      AllDigits(body.substr(5, 2))) {
+    return Temporal(kabi::kMonth,
+                    (ToInt(body.substr(0, 4)) - 2000) * 12 + ToInt(body.substr(5, 2)) - 1);
   }
   const std::size_t d = body.find('D');
   if (d != absl::string_view::npos && AllDigits(body.substr(0, d))) {
@@ -127,7 +141,8 @@ std::optional<NumberToken> ReadTemporal(absl::string_view body, bool negative) {
     if (!clock_text.empty() && clock_text.back() == 'n') clock_text.remove_suffix(1);
     std::optional<Clock> clock = ReadClock(clock_text);
     if (!clock) return std::nullopt;
-    return Temporal(kabi::kTimespan, sign * (ToInt(body.substr(0, d)) * kNanosPerDay + clock->nanos));
+    return Temporal(kabi::kTimespan,
+                    sign * (ToInt(body.substr(0, d)) * kNanosPerDay + clock->nanos));
   }
   if (body.find(':') == absl::string_view::npos) return std::nullopt;
   char suffix = body.back();
@@ -139,7 +154,9 @@ std::optional<NumberToken> ReadTemporal(absl::string_view body, bool negative) {
   }
   std::optional<Clock> clock = ReadClock(clock_text);
   if (!clock) return std::nullopt;
-  int type = clock->parts == 2 ? kabi::kMinute : clock->fraction_digits == 0 ? kabi::kSecond : kabi::kTime;
+  int type = clock->parts == 2             ? kabi::kMinute
+             : clock->fraction_digits == 0 ? kabi::kSecond
+                                           : kabi::kTime;
   if (suffix != 0) type = LetterType(suffix);
   switch (type) {
     case kabi::kMinute: return Temporal(type, sign * (clock->nanos / 60000000000LL));
@@ -163,7 +180,8 @@ std::optional<NumberToken> ReadPlain(absl::string_view token) {
   }
   if (i == start || (i == start + 1 && token[start] == '.')) return std::nullopt;
   const bool exponent = i + 1 < token.size() && token[i] == 'e' &&
-                        (IsDigit(token[i + 1]) || ((token[i + 1] == '-' || token[i + 1] == '+') && i + 2 < token.size()));
+                        (IsDigit(token[i + 1]) ||
+                         ((token[i + 1] == '-' || token[i + 1] == '+') && i + 2 < token.size()));
   if (exponent) {
     is_float = true;
     i += 2;
@@ -175,8 +193,8 @@ std::optional<NumberToken> ReadPlain(absl::string_view token) {
   t.type = is_float ? kabi::kFloat : kabi::kLong;
   if (i + 1 == token.size()) {
     t.type = LetterType(token[i]);
-    if (t.type != kabi::kShort && t.type != kabi::kInt && t.type != kabi::kLong && t.type != kabi::kReal &&
-        t.type != kabi::kFloat) {
+    if (t.type != kabi::kShort && t.type != kabi::kInt && t.type != kabi::kLong &&
+        t.type != kabi::kReal && t.type != kabi::kFloat) {
       return std::nullopt;
     }
     t.explicit_type = true;
@@ -223,8 +241,12 @@ void Store(const NumberToken& t, int type, void* p) {
     return;
   }
   const std::size_t width = ItemWidth(type);
-  const std::int64_t null = width == 2 ? kabi::kNullShort : width == 4 ? kabi::kNullInt : kabi::kNullLong;
-  const std::int64_t inf = width == 2 ? kabi::kInfShort : width == 4 ? kabi::kInfInt : kabi::kInfLong;
+  const std::int64_t null = width == 2   ? kabi::kNullShort
+                            : width == 4 ? kabi::kNullInt
+                                         : kabi::kNullLong;
+  const std::int64_t inf = width == 2   ? kabi::kInfShort
+                           : width == 4 ? kabi::kInfInt
+                                        : kabi::kInfLong;
   std::int64_t v = t.is_float ? std::llround(t.f) : t.i;
   if (t.kind == NumberToken::kNull) v = null;
   if (t.kind == NumberToken::kPlusInf) v = inf;
@@ -246,8 +268,10 @@ std::size_t TokenLength(absl::string_view text) {
   std::size_t i = 1;
   while (i < text.size()) {
     const char c = text[i];
-    const bool exponent_sign = (c == '-' || c == '+') && text[i - 1] == 'e' && text.substr(0, 2) != "0x";
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == ':' || exponent_sign)) break;
+    const bool exponent_sign =
+        (c == '-' || c == '+') && text[i - 1] == 'e' && text.substr(0, 2) != "0x";
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == ':' || exponent_sign))
+      break;
     ++i;
   }
   return i;
@@ -265,14 +289,19 @@ std::optional<NumberToken> ReadNumber(absl::string_view token) {
 K ReadBitsOrBytes(absl::string_view token) {
   if (token.size() >= 2 && token.substr(0, 2) == "0x") {
     const absl::string_view hex = token.substr(2);
-    if (hex.size() % 2 != 0 || hex.find_first_not_of("0123456789abcdefABCDEF") != absl::string_view::npos) return nullptr;
+    if (hex.size() % 2 != 0 ||
+        hex.find_first_not_of("0123456789abcdefABCDEF") != absl::string_view::npos)
+      return nullptr;
     const std::size_t n = hex.size() / 2;
     K x = n == 1 ? kabi::ka(-kabi::kByte) : kabi::ktn(kabi::kByte, static_cast<long long>(n));
     std::uint8_t* bytes = n == 1 ? &x->g : kabi::Bytes(x);
-    for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<std::uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16));
+    for (std::size_t i = 0; i < n; ++i)
+      bytes[i] =
+          static_cast<std::uint8_t>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16));
     return x;
   }
-  if (token.size() < 2 || token.back() != 'b' || token.find_first_not_of("01") != token.size() - 1) return nullptr;
+  if (token.size() < 2 || token.back() != 'b' || token.find_first_not_of("01") != token.size() - 1)
+    return nullptr;
   const std::size_t n = token.size() - 1;
   K x = n == 1 ? kabi::ka(-kabi::kBoolean) : kabi::ktn(kabi::kBoolean, static_cast<long long>(n));
   std::uint8_t* bits = n == 1 ? &x->g : kabi::Bytes(x);
@@ -290,7 +319,8 @@ K BuildStrand(const std::vector<NumberToken>& tokens) {
   }
   K vector = kabi::ktn(type, static_cast<long long>(tokens.size()));
   const std::size_t width = ItemWidth(type);
-  for (std::size_t i = 0; i < tokens.size(); ++i) Store(tokens[i], type, kabi::Bytes(vector) + i * width);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    Store(tokens[i], type, kabi::Bytes(vector) + i * width);
   return vector;
 }
 

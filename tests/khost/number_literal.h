@@ -21,8 +21,8 @@ struct NumberToken {
   bool explicit_type = false;  // a suffix (or a temporal or float form) fixed the type
   Kind kind = kValue;
   bool is_float = false;
-  std::int64_t i = 0;          // integers and temporal values (days, ns, ms, ...)
-  double f = 0;                // floats and datetimes
+  std::int64_t i = 0;  // integers and temporal values (days, ns, ms, ...)
+  double f = 0;        // floats and datetimes
 };
 
 // True if `text` starts a number-like token here (a digit, or '-'/'.' followed by one).

@@ -21,7 +21,9 @@ namespace {
 using kabi::K;
 using khost::KRef;
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool IsNameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
 bool IsSymbolChar(char c) { return IsNameChar(c) || c == ':' || c == '/'; }
 
 class Parser {
@@ -37,10 +39,13 @@ class Parser {
 
  private:
   [[noreturn]] void Fail(const std::string& what) const {
-    throw std::invalid_argument(absl::StrFormat("kq::Parse: %s at offset %d in \"%s\"", what, pos_, text_));
+    throw std::invalid_argument(
+        absl::StrFormat("kq::Parse: %s at offset %d in \"%s\"", what, pos_, text_));
   }
 
-  char Peek(std::size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  char Peek(std::size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
   absl::string_view Rest() const { return text_.substr(pos_); }
   void SkipSpace() {
     while (Peek() == ' ' || Peek() == '\t' || Peek() == '\n') ++pos_;
@@ -69,7 +74,8 @@ class Parser {
       KRef x = Expression();
       return KRef(khost::internal::Enlist(x.get()));
     }
-    if (Peek() == '`' && absl::string_view("supg").find(Peek(1)) != absl::string_view::npos && Peek(2) == '#') {
+    if (Peek() == '`' && absl::string_view("supg").find(Peek(1)) != absl::string_view::npos &&
+        Peek(2) == '#') {
       const char attribute = Peek(1);
       pos_ += 3;
       KRef x = Expression();
@@ -80,7 +86,8 @@ class Parser {
     SkipSpace();
     if (!Consume('!')) return left;
     KRef right = Expression();
-    if (khost::internal::Count(left.get()) != khost::internal::Count(right.get()) || left->t < 0 || right->t < 0) {
+    if (khost::internal::Count(left.get()) != khost::internal::Count(right.get()) || left->t < 0 ||
+        right->t < 0) {
       Fail("a dictionary needs keys and values of the same count");
     }
     return KRef(kabi::xD(left.release(), right.release()));
@@ -108,7 +115,8 @@ class Parser {
     std::vector<KRef> items;
     while (true) {
       SkipSpace();
-      items.push_back(Peek() == ';' || Peek() == ')' ? KRef(kabi::ka(kabi::kUnaryPrimitive)) : Expression());
+      items.push_back(Peek() == ';' || Peek() == ')' ? KRef(kabi::ka(kabi::kUnaryPrimitive))
+                                                     : Expression());
       SkipSpace();
       if (Consume(')')) break;
       Expect(';');
@@ -158,7 +166,8 @@ class Parser {
   // A dictionary of column names to columns -> table; atom columns are repeated to the length
   // of the others.
   KRef Flip(KRef d) {
-    if (d->t != kabi::kDictionary || kabi::DictKeys(d.get())->t != kabi::kSymbol || kabi::DictValues(d.get())->t != kabi::kMixed) {
+    if (d->t != kabi::kDictionary || kabi::DictKeys(d.get())->t != kabi::kSymbol ||
+        kabi::DictValues(d.get())->t != kabi::kMixed) {
       Fail("flip needs a dictionary of symbols to a general list of columns");
     }
     K columns = kabi::DictValues(d.get());
@@ -202,9 +211,11 @@ class Parser {
       case 'n': return '\n';
       case 't': return '\t';
       case 'r': return '\r';
-      case '\\': case '"': return c;
+      case '\\':
+      case '"': return c;
       default:
-        if (c >= '0' && c <= '7' && Peek() >= '0' && Peek() <= '7' && Peek(1) >= '0' && Peek(1) <= '7') {
+        if (c >= '0' && c <= '7' && Peek() >= '0' && Peek() <= '7' && Peek(1) >= '0' &&
+            Peek(1) <= '7') {
           const int value = (c - '0') * 64 + (Peek() - '0') * 8 + (Peek(1) - '0');
           pos_ += 2;
           return static_cast<char>(value);
@@ -248,7 +259,8 @@ class Parser {
     // 2000.01 2000.02m: the month suffix makes months of the tokens before it.
     if (tokens.back().type == kabi::kMonth) {
       for (std::size_t i = 0; i + 1 < texts.size(); ++i) {
-        if (tokens[i].kind == khost::internal::NumberToken::kValue) tokens[i] = Number(std::string(texts[i]) + "m");
+        if (tokens[i].kind == khost::internal::NumberToken::kValue)
+          tokens[i] = Number(std::string(texts[i]) + "m");
       }
     }
     K x = khost::internal::BuildStrand(tokens);

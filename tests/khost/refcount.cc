@@ -18,8 +18,8 @@ void CheckFreeingThread(K x) {
   const Status s = Lookup(x);
   if (s.thread != ThreadIndex()) {
     Emit(Check::kThread,
-         absl::StrFormat("r0 frees object #%d (type %d) on thread %d; thread %d allocated it", s.serial, s.type,
-                         ThreadIndex(), s.thread),
+         absl::StrFormat("r0 frees object #%d (type %d) on thread %d; thread %d allocated it",
+                         s.serial, s.type, ThreadIndex(), s.thread),
          s.serial, s.type);
   }
 }
@@ -28,7 +28,8 @@ void CheckFreeingThread(K x) {
 bool ReleasableChild(K parent, K child) {
   if (IsUnfilled(child)) {
     Emit(Check::kUnfilledSlot,
-         absl::StrFormat("r0 of object #%d found a slot that was never filled", Lookup(parent).serial));
+         absl::StrFormat("r0 of object #%d found a slot that was never filled",
+                         Lookup(parent).serial));
     return false;
   }
   return CheckEntry(child, "r0 (child)", kAllowError);
@@ -38,7 +39,8 @@ void ReportUnfilledSymbols(K x) {
   for (std::int64_t i = 0; i < x->n; ++i) {
     if (IsUnfilled(kabi::Symbols(x)[i])) {
       const Status s = Lookup(x);
-      Emit(Check::kUnfilledSlot, absl::StrFormat("r0 of symbol vector #%d: item %d was never filled", s.serial, i),
+      Emit(Check::kUnfilledSlot,
+           absl::StrFormat("r0 of symbol vector #%d: item %d was never filled", s.serial, i),
            s.serial, s.type);
       return;
     }

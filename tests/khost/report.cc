@@ -113,9 +113,8 @@ int ReportCapture::Count(Check check) const {
 
 std::string ReportCapture::Text() const {
   absl::MutexLock lock(&mu_);
-  return absl::StrJoin(reports_, "\n", [](std::string* out, const Report& report) {
-    out->append(report.message);
-  });
+  return absl::StrJoin(reports_, "\n",
+                       [](std::string* out, const Report& report) { out->append(report.message); });
 }
 
 namespace internal {

@@ -23,26 +23,26 @@ namespace khost {
 
 // The defect classes of k-abi.md §4.7 (plus the host's own argument checks).
 enum class Check {
-  kDoubleFree,          // r0 of an object already freed
-  kUseAfterFree,        // a freed (or join-moved) object passed to the API or across a boundary
-  kLeak,                // allocated during a plugin call, unreachable, never freed
-  kBorrowedFreed,       // the plugin dropped a reference it did not own (an argument)
-  kBorrowedReturned,    // an argument returned (or put in the result) without r1
-  kOverOwnership,       // an object held by more containers than its refcount allows
-  kUnfilledSlot,        // a ktn(0,n)/ktn(KS,n) slot never filled
-  kNotInterned,         // a symbol pointer that did not come from ss/sn/ks
-  kMalformed,           // a dictionary or table of the wrong shape
-  kJoinMisuse,          // ja/js/jk/jv on the wrong type, on an object with an attribute, ...
-  kSharedMutation,      // (warning) a join on an object with r > 0
-  kBadPointer,          // NULL where not allowed, or a pointer the host did not allocate
-  kBadArgument,         // a bad type code, count or rank given to the API
-  kErrorObjectMisuse,   // a -128 error object passed to anything but r0 / across a boundary
-  kKrrThenValue,        // krr called, then a non-null result returned
-  kUnstableMessage,     // the krr text changed before the host read it
-  kReservedMessage,     // krr("stop"), krr("abort") or krr("stack")
-  kThread,              // k(0,...) off the main thread, r0 on a foreign thread, ss without setm
-  kException,           // a C++ exception escaped a plugin function
-  kCannotEvaluate,      // (warning) k(0, s) for an expression the host does not know
+  kDoubleFree,         // r0 of an object already freed
+  kUseAfterFree,       // a freed (or join-moved) object passed to the API or across a boundary
+  kLeak,               // allocated during a plugin call, unreachable, never freed
+  kBorrowedFreed,      // the plugin dropped a reference it did not own (an argument)
+  kBorrowedReturned,   // an argument returned (or put in the result) without r1
+  kOverOwnership,      // an object held by more containers than its refcount allows
+  kUnfilledSlot,       // a ktn(0,n)/ktn(KS,n) slot never filled
+  kNotInterned,        // a symbol pointer that did not come from ss/sn/ks
+  kMalformed,          // a dictionary or table of the wrong shape
+  kJoinMisuse,         // ja/js/jk/jv on the wrong type, on an object with an attribute, ...
+  kSharedMutation,     // (warning) a join on an object with r > 0
+  kBadPointer,         // NULL where not allowed, or a pointer the host did not allocate
+  kBadArgument,        // a bad type code, count or rank given to the API
+  kErrorObjectMisuse,  // a -128 error object passed to anything but r0 / across a boundary
+  kKrrThenValue,       // krr called, then a non-null result returned
+  kUnstableMessage,    // the krr text changed before the host read it
+  kReservedMessage,    // krr("stop"), krr("abort") or krr("stack")
+  kThread,             // k(0,...) off the main thread, r0 on a foreign thread, ss without setm
+  kException,          // a C++ exception escaped a plugin function
+  kCannotEvaluate,     // (warning) k(0, s) for an expression the host does not know
 };
 
 enum class Severity { kWarning, kError };
@@ -54,9 +54,9 @@ Severity SeverityOf(Check check);
 struct Report {
   Check check;
   Severity severity;
-  std::string message;     // "double r0: r0 of object #12 (type 7), already freed"
-  std::uint64_t serial;    // the object concerned, or 0
-  int type;                // its type code, or 0
+  std::string message;   // "double r0: r0 of object #12 (type 7), already freed"
+  std::uint64_t serial;  // the object concerned, or 0
+  int type;              // its type code, or 0
 };
 
 enum class ReportMode {
@@ -96,12 +96,12 @@ class ReportCapture {
 };
 
 struct HostStats {
-  std::int64_t live = 0;        // objects allocated and not freed
-  std::int64_t allocated = 0;   // objects ever allocated
-  std::int64_t freed = 0;       // objects ever freed
-  std::int64_t peak = 0;        // highest live count
-  std::int64_t quarantined = 0; // freed blocks still held in quarantine
-  std::int64_t retained = 0;    // unreachable objects excused by AllowRetained
+  std::int64_t live = 0;         // objects allocated and not freed
+  std::int64_t allocated = 0;    // objects ever allocated
+  std::int64_t freed = 0;        // objects ever freed
+  std::int64_t peak = 0;         // highest live count
+  std::int64_t quarantined = 0;  // freed blocks still held in quarantine
+  std::int64_t retained = 0;     // unreachable objects excused by AllowRetained
   std::map<int, std::int64_t> live_by_type;
   std::vector<Report> reports;  // every report since the last ClearReports()
 };

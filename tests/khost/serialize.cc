@@ -45,19 +45,11 @@ class Writer {
       return true;
     }
     switch (x->t) {
-      case kabi::kDictionary:
-        return Write(kabi::DictKeys(x)) && Write(kabi::DictValues(x));
-      case kabi::kTable:
-        Byte(static_cast<std::uint8_t>(x->u));
-        return Write(x->k);
-      case kabi::kUnaryPrimitive:
-        Byte(x->g);
-        return true;
-      case kabi::kError:
-        Text(x->s);
-        return true;
-      default:
-        break;
+      case kabi::kDictionary: return Write(kabi::DictKeys(x)) && Write(kabi::DictValues(x));
+      case kabi::kTable: Byte(static_cast<std::uint8_t>(x->u)); return Write(x->k);
+      case kabi::kUnaryPrimitive: Byte(x->g); return true;
+      case kabi::kError: Text(x->s); return true;
+      default: break;
     }
     if (!IsVectorType(x->t)) return Unsupported(absl::StrFormat("type %d", x->t));
     if (x->n > std::numeric_limits<std::int32_t>::max()) return Unsupported("limit");
@@ -109,7 +101,8 @@ struct Malformed {};
 
 class Reader {
  public:
-  Reader(const std::uint8_t* p, std::size_t n, bool pointers) : p_(p), end_(p + n), pointers_(pointers) {}
+  Reader(const std::uint8_t* p, std::size_t n, bool pointers)
+      : p_(p), end_(p + n), pointers_(pointers) {}
 
   KRef Read() {
     const int t = static_cast<signed char>(Take<std::uint8_t>());
@@ -118,7 +111,8 @@ class Reader {
       case kabi::kDictionary: {
         KRef keys = Read();
         KRef values = Read();
-        if (keys->t < 0 || values->t < 0 || Count(keys.get()) != Count(values.get())) throw Malformed{};
+        if (keys->t < 0 || values->t < 0 || Count(keys.get()) != Count(values.get()))
+          throw Malformed{};
         return KRef(kabi::xD(keys.release(), values.release()));
       }
       case kabi::kTable: {
@@ -136,8 +130,7 @@ class Reader {
         x->g = Take<std::uint8_t>();
         return x;
       }
-      case kabi::kError:
-        return KRef(MakeError(TakeText()));
+      case kabi::kError: return KRef(MakeError(TakeText()));
       default:
         if (!IsVectorType(t)) throw Malformed{};
         return ReadVector(t);
@@ -185,8 +178,9 @@ class Reader {
   KRef ReadVector(int t) {
     const char attribute = static_cast<char>(Take<std::uint8_t>());
     const std::int32_t n = Take<std::int32_t>();
-    if (n < 0 || (t != kabi::kMixed && t != kabi::kSymbol &&
-                  static_cast<std::size_t>(n) * ItemWidth(t) > static_cast<std::size_t>(end_ - p_))) {
+    if (n < 0 ||
+        (t != kabi::kMixed && t != kabi::kSymbol &&
+         static_cast<std::size_t>(n) * ItemWidth(t) > static_cast<std::size_t>(end_ - p_))) {
       throw Malformed{};
     }
     if (t == kabi::kMixed) {
@@ -222,7 +216,9 @@ KRef Decode(K bytes) {
   const std::uint8_t* p = kabi::Bytes(bytes);
   std::uint32_t length;
   std::memcpy(&length, p + 4, sizeof length);
-  if (p[0] != 1 || (p[2] != 0 && p[2] != kInProcess) || length != static_cast<std::uint64_t>(bytes->n)) return KRef();
+  if (p[0] != 1 || (p[2] != 0 && p[2] != kInProcess) ||
+      length != static_cast<std::uint64_t>(bytes->n))
+    return KRef();
   Reader reader(p + kHeaderBytes, length - kHeaderBytes, p[2] == kInProcess);
   try {
     KRef x = reader.Read();
@@ -238,14 +234,16 @@ KRef Decode(K bytes) {
 
 kabi::K kabi::b9(int mode, K x) {
   if (mode != -1) {
-    khost::Emit(khost::Check::kBadArgument, absl::StrFormat("b9(%d, ...): inside q the mode must be -1", mode));
+    khost::Emit(khost::Check::kBadArgument,
+                absl::StrFormat("b9(%d, ...): inside q the mode must be -1", mode));
   }
   if (mode < -1 || mode > 3) return khost::internal::Fail("domain");
   khost::internal::Writer writer(mode == -1);
   writer.bytes.assign(khost::internal::kHeaderBytes, '\0');
   if (!writer.Write(x)) return khost::internal::Fail(writer.error);
   std::string& bytes = writer.bytes;
-  if (bytes.size() > std::numeric_limits<std::uint32_t>::max()) return khost::internal::Fail("limit");
+  if (bytes.size() > std::numeric_limits<std::uint32_t>::max())
+    return khost::internal::Fail("limit");
   bytes[0] = 1;
   bytes[2] = mode == -1 ? static_cast<char>(khost::internal::kInProcess) : 0;
   const std::uint32_t length = static_cast<std::uint32_t>(bytes.size());

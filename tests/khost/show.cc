@@ -33,8 +33,12 @@ struct Block {
   std::vector<std::size_t> widths;
   std::size_t rows = 0;
 
-  std::string Row(std::size_t r) const { return Join([&](std::size_t c) -> const std::string& { return columns[c][r]; }); }
-  std::string Header() const { return Join([&](std::size_t c) -> const std::string& { return names[c]; }); }
+  std::string Row(std::size_t r) const {
+    return Join([&](std::size_t c) -> const std::string& { return columns[c][r]; });
+  }
+  std::string Header() const {
+    return Join([&](std::size_t c) -> const std::string& { return names[c]; });
+  }
   std::string Rule() const {
     std::size_t total = widths.empty() ? 0 : widths.size() - 1;
     for (std::size_t w : widths) total += w;
@@ -72,7 +76,8 @@ Block TableBlock(K table) {
 }
 
 bool IsRenderableTable(K x) {
-  return internal::Unrenderable(x).empty() && x->t == kabi::kTable && internal::ValidateTree(x, "Show");
+  return internal::Unrenderable(x).empty() && x->t == kabi::kTable &&
+         internal::ValidateTree(x, "Show");
 }
 
 Lines ShowTable(K table) {
@@ -87,7 +92,8 @@ Lines ShowKeyedTable(K keys, K values) {
   const Block right = TableBlock(values);
   auto pair = [](const std::string& a, const std::string& b) { return absl::StrCat(a, "| ", b); };
   Lines lines{pair(left.Header(), right.Header()), pair(left.Rule(), right.Rule())};
-  for (std::size_t r = 0; r < std::min(left.rows, right.rows); ++r) lines.push_back(pair(left.Row(r), right.Row(r)));
+  for (std::size_t r = 0; r < std::min(left.rows, right.rows); ++r)
+    lines.push_back(pair(left.Row(r), right.Row(r)));
   return lines;
 }
 
@@ -95,8 +101,9 @@ Lines ShowDictionary(K x) {
   K keys = kabi::DictKeys(x);
   K values = kabi::DictValues(x);
   if (IsRenderableTable(keys) && IsRenderableTable(values)) return ShowKeyedTable(keys, values);
-  const bool lists = internal::Unrenderable(keys).empty() && internal::Unrenderable(values).empty() &&
-                     keys->t >= 0 && keys->t <= 19 && values->t >= 0 && values->t <= 19 && keys->n == values->n;
+  const bool lists = internal::Unrenderable(keys).empty() &&
+                     internal::Unrenderable(values).empty() && keys->t >= 0 && keys->t <= 19 &&
+                     values->t >= 0 && values->t <= 19 && keys->n == values->n;
   if (!lists) return {S1(x)};
   const std::vector<std::string> key_cells = Cells(keys);
   const std::vector<std::string> value_cells = Cells(values);
@@ -104,7 +111,8 @@ Lines ShowDictionary(K x) {
   for (const std::string& key : key_cells) width = std::max(width, key.size());
   Lines lines;
   for (std::size_t i = 0; i < key_cells.size(); ++i) {
-    lines.push_back(absl::StrCat(key_cells[i], std::string(width - key_cells[i].size(), ' '), "| ", value_cells[i]));
+    lines.push_back(absl::StrCat(key_cells[i], std::string(width - key_cells[i].size(), ' '), "| ",
+                                 value_cells[i]));
   }
   return lines;
 }
@@ -112,19 +120,15 @@ Lines ShowDictionary(K x) {
 Lines ShowLines(K x) {
   if (!internal::Unrenderable(x).empty()) return {S1(x)};
   switch (x->t) {
-    case kabi::kUnaryPrimitive:
-      return x->g == 0 ? Lines{} : Lines{S1(x)};
+    case kabi::kUnaryPrimitive: return x->g == 0 ? Lines{} : Lines{S1(x)};
     case kabi::kMixed: {
       Lines lines;
       for (std::int64_t i = 0; i < x->n; ++i) lines.push_back(S1(kabi::Items(x)[i]));
       return lines;
     }
-    case kabi::kDictionary:
-      return ShowDictionary(x);
-    case kabi::kTable:
-      return IsRenderableTable(x) ? ShowTable(x) : Lines{S1(x)};
-    default:
-      return {S1(x)};
+    case kabi::kDictionary: return ShowDictionary(x);
+    case kabi::kTable: return IsRenderableTable(x) ? ShowTable(x) : Lines{S1(x)};
+    default: return {S1(x)};
   }
 }
 
@@ -135,7 +139,8 @@ std::string Show(K x) {
   Lines lines = ShowLines(x);
   const ConsoleSize size = internal::CurrentConsoleSize();
   for (std::string& line : lines) {
-    if (line.size() >= static_cast<std::size_t>(size.cols)) line = line.substr(0, size.cols - 3) + "..";
+    if (line.size() >= static_cast<std::size_t>(size.cols))
+      line = line.substr(0, size.cols - 3) + "..";
   }
   if (lines.size() > static_cast<std::size_t>(size.rows)) {
     lines.resize(size.rows - 1);

@@ -77,7 +77,8 @@ char* Intern(absl::string_view text) {
 }  // namespace khost
 
 char* kabi::ss(char* text) {
-  return khost::CheckedIntern("ss", text, text == nullptr ? 0 : static_cast<long long>(std::strlen(text)));
+  return khost::CheckedIntern("ss", text,
+                              text == nullptr ? 0 : static_cast<long long>(std::strlen(text)));
 }
 
 char* kabi::sn(char* text, long long n) { return khost::CheckedIntern("sn", text, n); }

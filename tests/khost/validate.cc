@@ -50,9 +50,7 @@ class TreeWalk {
     const Status s = Lookup(child);
     const std::uint64_t parent_serial = Lookup(parent).serial;
     switch (s.kind) {
-      case Kind::kLive:
-        pending_.push_back(child);
-        return true;
+      case Kind::kLive: pending_.push_back(child); return true;
       case Kind::kFreed:
       case Kind::kMoved:
         ok_ = false;
@@ -74,33 +72,33 @@ class TreeWalk {
     switch (x->t) {
       case -kabi::kSymbol:
         if (!IsInterned(x->s)) {
-          Flag(Check::kNotInterned, x, absl::StrFormat("symbol atom #%d holds a pointer ss did not return", serial));
+          Flag(Check::kNotInterned, x,
+               absl::StrFormat("symbol atom #%d holds a pointer ss did not return", serial));
         }
         break;
       case kabi::kSymbol:
         for (std::int64_t i = 0; i < x->n; ++i) {
           char* s = kabi::Symbols(x)[i];
           if (IsUnfilled(s)) {
-            Flag(Check::kUnfilledSlot, x, absl::StrFormat("item %d of symbol vector #%d was never filled", i, serial));
+            Flag(Check::kUnfilledSlot, x,
+                 absl::StrFormat("item %d of symbol vector #%d was never filled", i, serial));
           } else if (!IsInterned(s)) {
-            Flag(Check::kNotInterned, x, absl::StrFormat("item %d of symbol vector #%d is not interned", i, serial));
+            Flag(Check::kNotInterned, x,
+                 absl::StrFormat("item %d of symbol vector #%d is not interned", i, serial));
           }
         }
         break;
       case kabi::kMixed:
-        for (std::int64_t i = 0; i < x->n; ++i) Child(x, kabi::Items(x)[i], absl::StrCat("item ", i));
+        for (std::int64_t i = 0; i < x->n; ++i)
+          Child(x, kabi::Items(x)[i], absl::StrCat("item ", i));
         break;
-      case kabi::kDictionary:
-        ExamineDictionary(x, serial);
-        break;
-      case kabi::kTable:
-        ExamineTable(x, serial);
-        break;
+      case kabi::kDictionary: ExamineDictionary(x, serial); break;
+      case kabi::kTable: ExamineTable(x, serial); break;
       case kabi::kError:
-        Flag(Check::kErrorObjectMisuse, x, absl::StrFormat("error object #%d ('%s) inside a value", serial, x->s));
+        Flag(Check::kErrorObjectMisuse, x,
+             absl::StrFormat("error object #%d ('%s) inside a value", serial, x->s));
         break;
-      default:
-        break;
+      default: break;
     }
   }
 
@@ -111,9 +109,12 @@ class TreeWalk {
     K k = kabi::DictKeys(x);
     K v = kabi::DictValues(x);
     if (!IsList(k) || !IsList(v)) {
-      Flag(Check::kMalformed, x, absl::StrFormat("dictionary #%d: keys (type %d) and values (type %d) must be lists", serial, k->t, v->t));
+      Flag(Check::kMalformed, x,
+           absl::StrFormat("dictionary #%d: keys (type %d) and values (type %d) must be lists",
+                           serial, k->t, v->t));
     } else if (Count(k) != Count(v)) {
-      Flag(Check::kMalformed, x, absl::StrFormat("dictionary #%d: %d keys, %d values", serial, Count(k), Count(v)));
+      Flag(Check::kMalformed, x,
+           absl::StrFormat("dictionary #%d: %d keys, %d values", serial, Count(k), Count(v)));
     }
   }
 
@@ -121,14 +122,19 @@ class TreeWalk {
     K d = x->k;
     if (!Child(x, d, "the dictionary")) return;
     if (d->t != kabi::kDictionary) {
-      Flag(Check::kMalformed, x, absl::StrFormat("table #%d: holds type %d, not a dictionary", serial, d->t));
+      Flag(Check::kMalformed, x,
+           absl::StrFormat("table #%d: holds type %d, not a dictionary", serial, d->t));
       return;
     }
     K names = kabi::DictKeys(d);
     K columns = kabi::DictValues(d);
-    if (Lookup(names).kind != Kind::kLive || Lookup(columns).kind != Kind::kLive) return;  // reported with d
+    if (Lookup(names).kind != Kind::kLive || Lookup(columns).kind != Kind::kLive)
+      return;  // reported with d
     if (names->t != kabi::kSymbol || columns->t != kabi::kMixed || names->n != columns->n) {
-      Flag(Check::kMalformed, x, absl::StrFormat("table #%d: needs a symbol vector of names and a general list of as many columns", serial));
+      Flag(Check::kMalformed, x,
+           absl::StrFormat(
+               "table #%d: needs a symbol vector of names and a general list of as many columns",
+               serial));
       return;
     }
     std::int64_t rows = -1;
@@ -136,9 +142,13 @@ class TreeWalk {
       K column = kabi::Items(columns)[i];
       if (IsUnfilled(column) || Lookup(column).kind != Kind::kLive) continue;  // reported with d
       if (column->t < 0 || column->t > 19) {
-        Flag(Check::kMalformed, x, absl::StrFormat("table #%d: column %d is not a vector (type %d)", serial, i, column->t));
+        Flag(Check::kMalformed, x,
+             absl::StrFormat("table #%d: column %d is not a vector (type %d)", serial, i,
+                             column->t));
       } else if (rows >= 0 && column->n != rows) {
-        Flag(Check::kMalformed, x, absl::StrFormat("table #%d: uneven columns (%d and %d rows)", serial, rows, column->n));
+        Flag(
+            Check::kMalformed, x,
+            absl::StrFormat("table #%d: uneven columns (%d and %d rows)", serial, rows, column->n));
       } else {
         rows = column->n;
       }
@@ -167,24 +177,32 @@ bool CheckEntry(K x, absl::string_view api, int flags) {
       Emit(Check::kBadPointer, absl::StrCat(api, ": given the non-object k(h<0, ...) returns"));
       return false;
     case Kind::kForeign:
-      Emit(Check::kBadPointer, absl::StrFormat("%s: %p was not allocated by the host", api, static_cast<void*>(x)));
+      Emit(Check::kBadPointer,
+           absl::StrFormat("%s: %p was not allocated by the host", api, static_cast<void*>(x)));
       return false;
     case Kind::kCorrupt:
-      Emit(Check::kBadPointer, absl::StrFormat("%s: object #%d has an overwritten prefix (a write before its header)", api, s.serial),
+      Emit(Check::kBadPointer,
+           absl::StrFormat("%s: object #%d has an overwritten prefix (a write before its header)",
+                           api, s.serial),
            s.serial, s.type);
       return false;
     case Kind::kFreed:
-      Emit(api == "r0" ? Check::kDoubleFree : Check::kUseAfterFree,
-           absl::StrFormat("%s of object #%d (type %d), already freed by r0", api, s.serial, s.type), s.serial, s.type);
+      Emit(
+          api == "r0" ? Check::kDoubleFree : Check::kUseAfterFree,
+          absl::StrFormat("%s of object #%d (type %d), already freed by r0", api, s.serial, s.type),
+          s.serial, s.type);
       return false;
     case Kind::kMoved:
       Emit(Check::kUseAfterFree,
-           absl::StrFormat("%s of object #%d (type %d) at a stale address: a join moved it", api, s.serial, s.type),
+           absl::StrFormat("%s of object #%d (type %d) at a stale address: a join moved it", api,
+                           s.serial, s.type),
            s.serial, s.type);
       return false;
     case Kind::kLive:
       if (x->t == kabi::kError && (flags & kAllowError) == 0) {
-        Emit(Check::kErrorObjectMisuse, absl::StrFormat("%s given error object #%d ('%s); only r0 may take it", api, s.serial, x->s),
+        Emit(Check::kErrorObjectMisuse,
+             absl::StrFormat("%s given error object #%d ('%s); only r0 may take it", api, s.serial,
+                             x->s),
              s.serial, s.type);
       }
       return true;
@@ -199,14 +217,10 @@ bool ValidateTree(K x, absl::string_view where) {
 
 absl::Span<K> Children(K x) {
   switch (x->t) {
-    case kabi::kMixed:
-      return absl::Span<K>(kabi::Items(x), static_cast<std::size_t>(x->n));
-    case kabi::kDictionary:
-      return absl::Span<K>(kabi::Items(x), 2);
-    case kabi::kTable:
-      return absl::Span<K>(&x->k, 1);
-    default:
-      return {};
+    case kabi::kMixed: return absl::Span<K>(kabi::Items(x), static_cast<std::size_t>(x->n));
+    case kabi::kDictionary: return absl::Span<K>(kabi::Items(x), 2);
+    case kabi::kTable: return absl::Span<K>(&x->k, 1);
+    default: return {};
   }
 }
 
@@ -216,10 +230,8 @@ std::int64_t Count(K x) {
       K columns = kabi::DictValues(x->k);
       return columns->n == 0 ? 0 : Count(kabi::Items(columns)[0]);
     }
-    case kabi::kDictionary:
-      return Count(kabi::DictKeys(x));
-    default:
-      return x->t >= 0 && x->t <= 19 ? x->n : 1;
+    case kabi::kDictionary: return Count(kabi::DictKeys(x));
+    default: return x->t >= 0 && x->t <= 19 ? x->n : 1;
   }
 }
 

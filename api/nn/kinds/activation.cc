@@ -10,13 +10,15 @@ namespace {
 // relu relu6 selu: `inplace only.
 template <typename Impl, typename Options>
 ModuleKind InplaceOnly(std::string name) {
-  return Leaf<Impl>(std::move(name), {Inplace()}, [](const OptionSet& o) { return Options(o.Bool("inplace")); });
+  return Leaf<Impl>(std::move(name), {Inplace()},
+                    [](const OptionSet& o) { return Options(o.Bool("inplace")); });
 }
 
 // softmax softmin logsoftmax (`dim required) and glu (`dim -1).
 template <typename Impl, typename Options>
 ModuleKind OverDim(std::string name, OptionSpec dim) {
-  return Leaf<Impl>(std::move(name), {dim}, [](const OptionSet& o) { return Options(o.Long("dim")); });
+  return Leaf<Impl>(std::move(name), {dim},
+                    [](const OptionSet& o) { return Options(o.Long("dim")); });
 }
 
 // elu celu: `alpha 1.0, `inplace.
@@ -62,16 +64,22 @@ std::vector<ModuleKind> ActivationKinds() {
         return tnn::PReLUOptions().num_parameters(o.Long("in")).init(o.Double("init"));
       }));
   kinds.push_back(Leaf<tnn::RReLUImpl>(
-      "rrelu", {{"lower", OptionType::kDouble, 1.0 / 8}, {"upper", OptionType::kDouble, 1.0 / 3}, Inplace()},
+      "rrelu",
+      {{"lower", OptionType::kDouble, 1.0 / 8}, {"upper", OptionType::kDouble, 1.0 / 3}, Inplace()},
       [](const OptionSet& o) {
         const double lower = o.Double("lower"), upper = o.Double("upper");
-        Check(lower <= upper, o, "option `lower must not exceed `upper, given %g and %g", lower, upper);
+        Check(lower <= upper, o, "option `lower must not exceed `upper, given %g and %g", lower,
+              upper);
         return tnn::RReLUOptions().lower(lower).upper(upper).inplace(o.Bool("inplace"));
       }));
   kinds.push_back(Leaf<tnn::HardtanhImpl>(
-      "hardtanh", {{"min", OptionType::kDouble, -1.0}, {"max", OptionType::kDouble, 1.0}, Inplace()},
+      "hardtanh",
+      {{"min", OptionType::kDouble, -1.0}, {"max", OptionType::kDouble, 1.0}, Inplace()},
       [](const OptionSet& o) {
-        return tnn::HardtanhOptions().min_val(o.Double("min")).max_val(o.Double("max")).inplace(o.Bool("inplace"));
+        return tnn::HardtanhOptions()
+            .min_val(o.Double("min"))
+            .max_val(o.Double("max"))
+            .inplace(o.Bool("inplace"));
       }));
   kinds.push_back(Leaf<tnn::HardshrinkImpl>("hardshrink", LambdaSpecs(), [](const OptionSet& o) {
     return tnn::HardshrinkOptions(o.Double("lambda"));
@@ -85,12 +93,16 @@ std::vector<ModuleKind> ActivationKinds() {
       [](const OptionSet& o) {
         return tnn::SoftplusOptions().beta(o.Double("beta")).threshold(o.Double("threshold"));
       }));
-  kinds.push_back(Leaf<tnn::ThresholdImpl>(
-      "threshold", {Required("threshold", OptionType::kDouble), Required("value", OptionType::kDouble), Inplace()},
-      [](const OptionSet& o) {
-        return tnn::ThresholdOptions(o.Double("threshold"), o.Double("value")).inplace(o.Bool("inplace"));
-      }));
-  kinds.push_back(OverDim<tnn::GLUImpl, tnn::GLUOptions>("glu", {"dim", OptionType::kLong, std::int64_t{-1}}));
+  kinds.push_back(Leaf<tnn::ThresholdImpl>("threshold",
+                                           {Required("threshold", OptionType::kDouble),
+                                            Required("value", OptionType::kDouble), Inplace()},
+                                           [](const OptionSet& o) {
+                                             return tnn::ThresholdOptions(o.Double("threshold"),
+                                                                          o.Double("value"))
+                                                 .inplace(o.Bool("inplace"));
+                                           }));
+  kinds.push_back(
+      OverDim<tnn::GLUImpl, tnn::GLUOptions>("glu", {"dim", OptionType::kLong, std::int64_t{-1}}));
   const OptionSpec dim = Required("dim", OptionType::kLong);
   kinds.push_back(OverDim<tnn::SoftmaxImpl, tnn::SoftmaxOptions>("softmax", dim));
   kinds.push_back(OverDim<tnn::SoftminImpl, tnn::SoftminOptions>("softmin", dim));

@@ -28,7 +28,8 @@ torch::nn::detail::conv_padding_mode_t PaddingMode(const OptionSet& o) {
   if (mode == "reflect") return torch::kReflect;
   if (mode == "replicate") return torch::kReplicate;
   if (mode == "circular") return torch::kCircular;
-  Fail("%s: unrecognized padmode `%s, expecting zeros, reflect, replicate or circular", o.kind(), mode);
+  Fail("%s: unrecognized padmode `%s, expecting zeros, reflect, replicate or circular", o.kind(),
+       mode);
 }
 
 template <std::size_t D, typename Impl>
@@ -45,7 +46,8 @@ ModuleKind Conv(std::string name) {
        {"bias", OptionType::kBool, true},
        {"padmode", OptionType::kSymbol, std::string("zeros")}},
       [](const OptionSet& o) {
-        for (const char* positive : {"in", "out", "size", "stride", "dilate", "groups"}) AtLeast(o, positive, 1);
+        for (const char* positive : {"in", "out", "size", "stride", "dilate", "groups"})
+          AtLeast(o, positive, 1);
         return torch::nn::ConvOptions<D>(o.Long("in"), o.Long("out"), Expand<D>(o, "size"))
             .stride(Expand<D>(o, "stride"))
             .padding(Padding<D>(o))
@@ -71,15 +73,19 @@ ModuleKind ConvTranspose(std::string name) {
        PerDimensionOption({"dilate", OptionType::kLongs, std::int64_t{1}}),
        {"padmode", OptionType::kSymbol, std::string("zeros")}},
       [](const OptionSet& o) {
-        for (const char* positive : {"in", "out", "size", "stride", "dilate", "groups"}) AtLeast(o, positive, 1);
+        for (const char* positive : {"in", "out", "size", "stride", "dilate", "groups"})
+          AtLeast(o, positive, 1);
         for (const char* natural : {"pad", "outpad"}) AtLeast(o, natural, 0);
         const std::string& mode = o.Symbol("padmode");
-        Check(mode == "zeros", o, "unsupported padmode `%s, transposed convolutions only pad with zeros", mode);
-        const torch::ExpandingArray<D> stride = Expand<D>(o, "stride"), outpad = Expand<D>(o, "outpad"),
+        Check(mode == "zeros", o,
+              "unsupported padmode `%s, transposed convolutions only pad with zeros", mode);
+        const torch::ExpandingArray<D> stride = Expand<D>(o, "stride"),
+                                       outpad = Expand<D>(o, "outpad"),
                                        dilate = Expand<D>(o, "dilate");
         for (std::size_t i = 0; i < D; ++i) {
           Check((*outpad)[i] < (*stride)[i] || (*outpad)[i] < (*dilate)[i], o,
-                "option `outpad must be smaller than `stride or `dilate, given outpad %d, stride %d and dilate %d",
+                "option `outpad must be smaller than `stride or `dilate, given outpad %d, stride "
+                "%d and dilate %d",
                 (*outpad)[i], (*stride)[i], (*dilate)[i]);
         }
         return torch::nn::ConvTransposeOptions<D>(o.Long("in"), o.Long("out"), Expand<D>(o, "size"))

@@ -23,7 +23,8 @@ class NormalizeImpl : public torch::nn::Cloneable<NormalizeImpl> {
   explicit NormalizeImpl(F::NormalizeFuncOptions options) : options(std::move(options)) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override {
-    stream << "kscope::Normalize(p=" << options.p() << ", dim=" << options.dim() << ", eps=" << options.eps() << ")";
+    stream << "kscope::Normalize(p=" << options.p() << ", dim=" << options.dim()
+           << ", eps=" << options.eps() << ")";
   }
   at::Tensor forward(const at::Tensor& x) { return F::normalize(x, options); }
 
@@ -37,7 +38,9 @@ std::vector<ModuleKind> DistanceKinds() {
   std::vector<ModuleKind> kinds;
   kinds.push_back(Leaf<NormalizeImpl>(
       "normalize",
-      {{"p", OptionType::kDouble, 2.0}, {"dim", OptionType::kLong, std::int64_t{1}}, {"eps", OptionType::kDouble, 1e-12}},
+      {{"p", OptionType::kDouble, 2.0},
+       {"dim", OptionType::kLong, std::int64_t{1}},
+       {"eps", OptionType::kDouble, 1e-12}},
       [](const OptionSet& o) {
         return F::NormalizeFuncOptions().p(o.Double("p")).dim(o.Long("dim")).eps(o.Double("eps"));
       }));
@@ -45,11 +48,14 @@ std::vector<ModuleKind> DistanceKinds() {
   kinds.push_back(Leaf<tnn::CosineSimilarityImpl, 2>("similar", SimilarSpecs(), SimilarOptions));
   kinds.push_back(Leaf<tnn::BilinearImpl, 2>(
       "bilinear",
-      {Required("in1", OptionType::kLong), Required("in2", OptionType::kLong), Required("out", OptionType::kLong),
+      {Required("in1", OptionType::kLong),
+       Required("in2", OptionType::kLong),
+       Required("out", OptionType::kLong),
        {"bias", OptionType::kBool, true}},
       [](const OptionSet& o) {
         for (const char* positive : {"in1", "in2", "out"}) AtLeast(o, positive, 1);
-        return tnn::BilinearOptions(o.Long("in1"), o.Long("in2"), o.Long("out")).bias(o.Bool("bias"));
+        return tnn::BilinearOptions(o.Long("in1"), o.Long("in2"), o.Long("out"))
+            .bias(o.Bool("bias"));
       }));
   return kinds;
 }

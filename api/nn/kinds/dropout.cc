@@ -10,16 +10,18 @@ namespace {
 
 template <typename Impl>
 ModuleKind Dropout(std::string name) {
-  return Leaf<Impl>(std::move(name), {{"p", OptionType::kDouble, 0.5}, Inplace()}, [](const OptionSet& o) {
-    return torch::nn::DropoutOptions(o.Double("p")).inplace(o.Bool("inplace"));
-  });
+  return Leaf<Impl>(std::move(name), {{"p", OptionType::kDouble, 0.5}, Inplace()},
+                    [](const OptionSet& o) {
+                      return torch::nn::DropoutOptions(o.Double("p")).inplace(o.Bool("inplace"));
+                    });
 }
 
 }  // namespace
 
 std::vector<ModuleKind> DropoutKinds() {
   return {Dropout<torch::nn::DropoutImpl>("drop"), Dropout<torch::nn::Dropout2dImpl>("drop2d"),
-          Dropout<torch::nn::Dropout3dImpl>("drop3d"), Dropout<torch::nn::AlphaDropoutImpl>("adrop"),
+          Dropout<torch::nn::Dropout3dImpl>("drop3d"),
+          Dropout<torch::nn::AlphaDropoutImpl>("adrop"),
           Dropout<torch::nn::FeatureAlphaDropoutImpl>("fadrop")};
 }
 

@@ -36,7 +36,8 @@ ModuleKind EmbeddingBag() {
        {"lastoffset", OptionType::kBool, false}},
       [](const OptionSet& o) -> std::shared_ptr<Module> {
         const torch::nn::EmbeddingBagMode mode = BagMode(o);
-        Check(!(o.Symbol("mode") == "max" && o.Bool("sparse")), o, "mode `max does not support sparse gradients");
+        Check(!(o.Symbol("mode") == "max" && o.Bool("sparse")), o,
+              "mode `max does not support sparse gradients");
         return std::make_shared<Impl>(torch::nn::EmbeddingBagOptions(o.Long("rows"), o.Long("cols"))
                                           .max_norm(Optional<double>(o, "maxnorm"))
                                           .norm_type(o.Double("p"))
@@ -50,31 +51,34 @@ ModuleKind EmbeddingBag() {
         auto& bag = dynamic_cast<Impl&>(m);
         return x.size() == 1 ? bag.forward(x[0]) : bag.forward(x[0], x[1]);
       },
-      1, 2,
-      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
+      1,
+      2,
+      [](const std::shared_ptr<Module>& m) {
+        return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m));
+      },
       nullptr};
 }
 
 }  // namespace
 
 std::vector<ModuleKind> EmbedKinds() {
-  return {Leaf<torch::nn::EmbeddingImpl>(
-              "embed",
-              {Required("rows", OptionType::kLong),
-               Required("cols", OptionType::kLong),
-               TypedNullEcho({"padindex", OptionType::kLongOrNull, {}}),
-               TypedNullEcho({"maxnorm", OptionType::kDoubleOrNull, {}}),
-               {"p", OptionType::kDouble, 2.0},
-               {"scale", OptionType::kBool, false},
-               {"sparse", OptionType::kBool, false}},
-              [](const OptionSet& o) {
-                return torch::nn::EmbeddingOptions(o.Long("rows"), o.Long("cols"))
-                    .padding_idx(Optional<std::int64_t>(o, "padindex"))
-                    .max_norm(Optional<double>(o, "maxnorm"))
-                    .norm_type(o.Double("p"))
-                    .scale_grad_by_freq(o.Bool("scale"))
-                    .sparse(o.Bool("sparse"));
-              }),
+  return {Leaf<torch::nn::EmbeddingImpl>("embed",
+                                         {Required("rows", OptionType::kLong),
+                                          Required("cols", OptionType::kLong),
+                                          TypedNullEcho({"padindex", OptionType::kLongOrNull, {}}),
+                                          TypedNullEcho({"maxnorm", OptionType::kDoubleOrNull, {}}),
+                                          {"p", OptionType::kDouble, 2.0},
+                                          {"scale", OptionType::kBool, false},
+                                          {"sparse", OptionType::kBool, false}},
+                                         [](const OptionSet& o) {
+                                           return torch::nn::EmbeddingOptions(o.Long("rows"),
+                                                                              o.Long("cols"))
+                                               .padding_idx(Optional<std::int64_t>(o, "padindex"))
+                                               .max_norm(Optional<double>(o, "maxnorm"))
+                                               .norm_type(o.Double("p"))
+                                               .scale_grad_by_freq(o.Bool("scale"))
+                                               .sparse(o.Bool("sparse"));
+                                         }),
           EmbeddingBag()};
 }
 

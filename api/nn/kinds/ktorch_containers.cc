@@ -86,7 +86,9 @@ class ForkImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position, const ModuleKind&) const override { return position == 0 ? "qa" : "qb"; }
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override {
+    return position == 0 ? "qa" : "qb";
+  }
 };
 
 class ResidualImpl : public KContainerImpl {
@@ -124,10 +126,14 @@ class TransformImpl : public KContainerImpl {
   }
 
  protected:
-  std::string DefaultName(std::size_t position, const ModuleKind&) const override { return position == 0 ? "train" : "eval"; }
+  std::string DefaultName(std::size_t position, const ModuleKind&) const override {
+    return position == 0 ? "train" : "eval";
+  }
 };
 
-bool IsRecurrent(const ModuleKind& kind) { return kind.name == "lstm" || kind.name == "gru" || kind.name == "rnn"; }
+bool IsRecurrent(const ModuleKind& kind) {
+  return kind.name == "lstm" || kind.name == "gru" || kind.name == "rnn";
+}
 
 // ktorch's recur: an optional input child, the recurrent child (lstm gru rnn), an optional output
 // child, in that order.
@@ -151,7 +157,8 @@ class RecurImpl : public KContainerImpl {
   // out (children are only ever appended, so "before" means no recurrent child yet).
   std::string DefaultName(std::size_t, const ModuleKind& kind) const override {
     if (IsRecurrent(kind)) return kind.name;
-    const bool after = std::any_of(entries().begin(), entries().end(), [](const Child& c) { return IsRecurrent(*c.kind); });
+    const bool after = std::any_of(entries().begin(), entries().end(),
+                                   [](const Child& c) { return IsRecurrent(*c.kind); });
     return after ? "out" : "in";
   }
 
@@ -176,7 +183,8 @@ class NBeatsImpl : public KContainerImpl {
     for (std::size_t i = 0; i < entries().size(); ++i) {
       std::vector<at::Tensor> block = Tensors(RunChild(i, {input}));
       if (block.size() != 2) {
-        Fail("nbeats: block `%s returned %d tensors, expecting (backcast; forecast)", entries()[i].name, block.size());
+        Fail("nbeats: block `%s returned %d tensors, expecting (backcast; forecast)",
+             entries()[i].name, block.size());
       }
       input = input - block[0];
       forecast = forecast.defined() ? forecast + block[1] : block[1];
@@ -189,7 +197,9 @@ class HolderImpl : public KContainerImpl {
  public:
   explicit HolderImpl(std::string kind) : KContainerImpl(std::move(kind), 0) {}
   // parmdict: no children, the tensors of its `parms and `buffers options.
-  explicit HolderImpl(const OptionSet& o) : KContainerImpl(o.kind(), 0) { RegisterNamedTensors(*this, o); }
+  explicit HolderImpl(const OptionSet& o) : KContainerImpl(o.kind(), 0) {
+    RegisterNamedTensors(*this, o);
+  }
   ModuleOutput Run(const std::vector<at::Tensor>&) override {
     Fail("%s: no forward calculation, it holds modules for other uses", kind());
   }
@@ -197,18 +207,23 @@ class HolderImpl : public KContainerImpl {
 
 // A container kind of class Impl, made by `make`, whose forward takes `inputs` to `max_inputs`
 // tensors.
-ModuleKind Container(std::string name, std::vector<OptionSpec> specs, ModuleKind::Make make, std::size_t inputs,
-                     std::size_t max_inputs) {
-  return ModuleKind{
-      std::move(name), std::move(specs), std::move(make),
-      [](Module& m, const std::vector<at::Tensor>& x) { return dynamic_cast<KContainerImpl&>(m).Run(x); },
-      inputs, max_inputs,
-      [](const std::shared_ptr<Module>& m) {
-        return torch::nn::AnyModule(std::dynamic_pointer_cast<KContainerImpl>(m));
-      },
-      [](Module& parent, const std::string& name, const ModuleKind& kind, const std::shared_ptr<Module>& child) {
-        return dynamic_cast<KContainerImpl&>(parent).Add(name, kind, child);
-      }};
+ModuleKind Container(std::string name, std::vector<OptionSpec> specs, ModuleKind::Make make,
+                     std::size_t inputs, std::size_t max_inputs) {
+  return ModuleKind{std::move(name),
+                    std::move(specs),
+                    std::move(make),
+                    [](Module& m, const std::vector<at::Tensor>& x) {
+                      return dynamic_cast<KContainerImpl&>(m).Run(x);
+                    },
+                    inputs,
+                    max_inputs,
+                    [](const std::shared_ptr<Module>& m) {
+                      return torch::nn::AnyModule(std::dynamic_pointer_cast<KContainerImpl>(m));
+                    },
+                    [](Module& parent, const std::string& name, const ModuleKind& kind,
+                       const std::shared_ptr<Module>& child) {
+                      return dynamic_cast<KContainerImpl&>(parent).Add(name, kind, child);
+                    }};
 }
 
 // A container without options, made as Impl(args...).
@@ -216,8 +231,10 @@ template <typename Impl, typename... Args>
 ModuleKind Optionless(std::string name, std::size_t inputs, std::size_t max_inputs, Args... args) {
   return Container(
       std::move(name), {},
-      [args...](const OptionSet&) -> std::shared_ptr<Module> { return std::make_shared<Impl>(args...); }, inputs,
-      max_inputs);
+      [args...](const OptionSet&) -> std::shared_ptr<Module> {
+        return std::make_shared<Impl>(args...);
+      },
+      inputs, max_inputs);
 }
 
 }  // namespace
@@ -233,14 +250,17 @@ std::vector<ModuleKind> ContainerKinds() {
   kinds.push_back(Optionless<TransformImpl>("transform", 1, 1));
   kinds.push_back(Container(
       "recur", {{"detach", OptionType::kBool, true}},
-      [](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<RecurImpl>(o.Bool("detach")); },
+      [](const OptionSet& o) -> std::shared_ptr<Module> {
+        return std::make_shared<RecurImpl>(o.Bool("detach"));
+      },
       1, 3));
   kinds.push_back(Optionless<NBeatsImpl>("nbeats", 1, 1));
   kinds.push_back(Optionless<HolderImpl>("moduledict", 0, 0, std::string("moduledict")));
   kinds.push_back(Optionless<HolderImpl>("modulelist", 0, 0, std::string("modulelist")));
   ModuleKind parmdict = Container(
       "parmdict", NamedTensorOptions(),
-      [](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<HolderImpl>(o); }, 0, 0);
+      [](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<HolderImpl>(o); },
+      0, 0);
   parmdict.add_child = nullptr;  // tensors only
   kinds.push_back(std::move(parmdict));
   return kinds;

@@ -24,9 +24,11 @@ class EmbedPosImpl : public KLayer<EmbedPosImpl> {
   }
   void reset() override { pos_ = register_parameter("pos", at::zeros({1, rows_, cols_})); }
   at::Tensor forward(const at::Tensor& x) {
-    if (x.dim() < 2) Fail("embedpos: expects input of (batch, sequence, ..), given %d dimension(s)", x.dim());
+    if (x.dim() < 2)
+      Fail("embedpos: expects input of (batch, sequence, ..), given %d dimension(s)", x.dim());
     const std::int64_t length = x.size(1);
-    if (length > rows_) Fail("embedpos: sequence of %d longer than the %d rows of the embedding", length, rows_);
+    if (length > rows_)
+      Fail("embedpos: sequence of %d longer than the %d rows of the embedding", length, rows_);
     return pos_.narrow(1, 0, length);
   }
 
@@ -44,8 +46,9 @@ class EmbedSeqImpl : public KLayer<EmbedSeqImpl> {
   void reset() override {
     tok_ = register_module("tok", torch::nn::Embedding(rows_, cols_));
     pos_ = register_module(
-        "pos", std::make_shared<EmbedPosImpl>(absl::StrFormat("kscope::embedpos(rows=%d, cols=%d)", length_, cols_),
-                                              length_, cols_));
+        "pos",
+        std::make_shared<EmbedPosImpl>(
+            absl::StrFormat("kscope::embedpos(rows=%d, cols=%d)", length_, cols_), length_, cols_));
   }
   at::Tensor forward(const at::Tensor& x) { return tok_->forward(x) + pos_->forward(x); }
 
@@ -64,18 +67,20 @@ void Positive(const OptionSet& o, std::initializer_list<const char*> names) {
 
 std::vector<ModuleKind> KEmbedKinds() {
   std::vector<ModuleKind> kinds = {
-      LeafKind<EmbedPosImpl>("embedpos", {Required("rows", OptionType::kLong), Required("cols", OptionType::kLong)},
-                             [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
-                               Positive(o, {"rows", "cols"});
-                               return std::make_shared<EmbedPosImpl>(KLayerText(o), o.Long("rows"), o.Long("cols"));
-                             }),
+      LeafKind<EmbedPosImpl>(
+          "embedpos", {Required("rows", OptionType::kLong), Required("cols", OptionType::kLong)},
+          [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
+            Positive(o, {"rows", "cols"});
+            return std::make_shared<EmbedPosImpl>(KLayerText(o), o.Long("rows"), o.Long("cols"));
+          }),
       LeafKind<EmbedSeqImpl>(
           "embedseq",
           {Required("rows", OptionType::kLong), Required("cols", OptionType::kLong),
            Required("length", OptionType::kLong)},
           [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
             Positive(o, {"rows", "cols", "length"});
-            return std::make_shared<EmbedSeqImpl>(KLayerText(o), o.Long("rows"), o.Long("cols"), o.Long("length"));
+            return std::make_shared<EmbedSeqImpl>(KLayerText(o), o.Long("rows"), o.Long("cols"),
+                                                  o.Long("length"));
           }),
   };
   kinds.back().internal = {{"tok", "embed"}, {"pos", "embedpos"}};

@@ -51,25 +51,29 @@ std::vector<std::int64_t> ReshapeSizes(const OptionSet& o) {
 std::vector<std::int64_t> PermuteDims(const OptionSet& o) {
   const std::vector<std::int64_t>& dims = o.Longs("size");
   std::set<std::int64_t> seen;
-  for (std::int64_t d : dims) Check(seen.insert(d).second, o, "option `size repeats dimension %d", d);
+  for (std::int64_t d : dims)
+    Check(seen.insert(d).second, o, "option `size repeats dimension %d", d);
   return dims;
 }
 
 ModuleKind Squeeze() {
-  return FunctionKind<UnaryImpl>("squeeze", {{"dim", OptionType::kLongOrNull, {}}, Inplace()}, [](const OptionSet& o) {
-    return [dim = Optional<std::int64_t>(o, "dim"), inplace = o.Bool("inplace")](X x) -> at::Tensor {
-      if (dim) return inplace ? x.squeeze_(*dim) : x.squeeze(*dim);
-      return inplace ? x.squeeze_() : x.squeeze();
-    };
-  });
+  return FunctionKind<UnaryImpl>("squeeze", {{"dim", OptionType::kLongOrNull, {}}, Inplace()},
+                                 [](const OptionSet& o) {
+                                   return [dim = Optional<std::int64_t>(o, "dim"),
+                                           inplace = o.Bool("inplace")](X x) -> at::Tensor {
+                                     if (dim) return inplace ? x.squeeze_(*dim) : x.squeeze(*dim);
+                                     return inplace ? x.squeeze_() : x.squeeze();
+                                   };
+                                 });
 }
 
 ModuleKind Unsqueeze() {
-  return FunctionKind<UnaryImpl>("unsqueeze", {Required("dim", OptionType::kLong), Inplace()}, [](const OptionSet& o) {
-    return [dim = o.Long("dim"), inplace = o.Bool("inplace")](X x) -> at::Tensor {
-      return inplace ? x.unsqueeze_(dim) : x.unsqueeze(dim);
-    };
-  });
+  return FunctionKind<UnaryImpl>(
+      "unsqueeze", {Required("dim", OptionType::kLong), Inplace()}, [](const OptionSet& o) {
+        return [dim = o.Long("dim"), inplace = o.Bool("inplace")](X x) -> at::Tensor {
+          return inplace ? x.unsqueeze_(dim) : x.unsqueeze(dim);
+        };
+      });
 }
 
 ModuleKind IndexSelect() {
@@ -87,27 +91,40 @@ std::vector<ModuleKind> KShapeKinds() {
   return {
       FunctionKind<BinaryImpl>("cat", {{"dim", OptionType::kLong, std::int64_t{0}}},
                                [](const OptionSet& o) {
-                                 return [dim = o.Long("dim")](X x, X y) { return at::cat({x, y}, dim); };
+                                 return [dim = o.Long("dim")](X x, X y) {
+                                   return at::cat({x, y}, dim);
+                                 };
                                }),
-      FunctionKind<BinaryImpl>("mul", {}, [](const OptionSet&) { return [](X x, X y) { return x.mul(y); }; }),
-      FunctionKind<BinaryImpl>("matmul", {}, [](const OptionSet&) { return [](X x, X y) { return x.matmul(y); }; }),
-      FunctionKind<UnaryImpl>("expand", {Size()},
-                              [](const OptionSet& o) { return [size = Sizes(o)](X x) { return x.expand(size); }; }),
-      FunctionKind<UnaryImpl>("reshape", {Size()},
-                              [](const OptionSet& o) { return [size = ReshapeSizes(o)](X x) { return x.reshape(size); }; }),
-      FunctionKind<UnaryImpl>("permute", {Size()},
-                              [](const OptionSet& o) { return [dims = PermuteDims(o)](X x) { return x.permute(dims); }; }),
+      FunctionKind<BinaryImpl>("mul", {},
+                               [](const OptionSet&) { return [](X x, X y) { return x.mul(y); }; }),
+      FunctionKind<BinaryImpl>(
+          "matmul", {}, [](const OptionSet&) { return [](X x, X y) { return x.matmul(y); }; }),
       FunctionKind<UnaryImpl>(
-          "transpose", {{"dim0", OptionType::kLong, std::int64_t{-2}}, {"dim1", OptionType::kLong, std::int64_t{-1}}},
-          [](const OptionSet& o) {
-            return [dim0 = o.Long("dim0"), dim1 = o.Long("dim1")](X x) { return x.transpose(dim0, dim1); };
-          }),
+          "expand", {Size()},
+          [](const OptionSet& o) { return [size = Sizes(o)](X x) { return x.expand(size); }; }),
+      FunctionKind<UnaryImpl>("reshape", {Size()},
+                              [](const OptionSet& o) {
+                                return [size = ReshapeSizes(o)](X x) { return x.reshape(size); };
+                              }),
+      FunctionKind<UnaryImpl>("permute", {Size()},
+                              [](const OptionSet& o) {
+                                return [dims = PermuteDims(o)](X x) { return x.permute(dims); };
+                              }),
+      FunctionKind<UnaryImpl>("transpose",
+                              {{"dim0", OptionType::kLong, std::int64_t{-2}},
+                               {"dim1", OptionType::kLong, std::int64_t{-1}}},
+                              [](const OptionSet& o) {
+                                return [dim0 = o.Long("dim0"), dim1 = o.Long("dim1")](X x) {
+                                  return x.transpose(dim0, dim1);
+                                };
+                              }),
       Squeeze(),
       Unsqueeze(),
-      FunctionKind<UnaryImpl>("select", {Required("dim", OptionType::kLong), Required("ind", OptionType::kLong)},
-                              [](const OptionSet& o) {
-                                return [dim = o.Long("dim"), ind = o.Long("ind")](X x) { return x.select(dim, ind); };
-                              }),
+      FunctionKind<UnaryImpl>(
+          "select", {Required("dim", OptionType::kLong), Required("ind", OptionType::kLong)},
+          [](const OptionSet& o) {
+            return [dim = o.Long("dim"), ind = o.Long("ind")](X x) { return x.select(dim, ind); };
+          }),
       IndexSelect(),
   };
 }

@@ -1,5 +1,6 @@
 // The k-api transform layers (ktorch-api.md §2.1 "k-api layers"):
-//   - onehot (`classes -1: the largest index + 1, `dtype null: torch's default dtype when the layer runs);
+//   - onehot (`classes -1: the largest index + 1, `dtype null: torch's default dtype when the layer
+//   runs);
 //   - pad (`pad req: an even count of longs, last dimension first; `mode constant, reflect,
 //     replicate or circular; `value 0);
 //   - randomcrop (`size req: 1 or 2 longs, rows and columns; `pad 0: 1 or 4 longs, left right top
@@ -48,7 +49,10 @@ class TrainingOnlyImpl : public KLayer<TrainingOnlyImpl> {
 class ZScoreImpl : public KLayer<ZScoreImpl> {
  public:
   ZScoreImpl(std::string text, std::vector<double> mean, std::vector<double> std, bool inplace)
-      : KLayer(std::move(text)), mean_values_(std::move(mean)), std_values_(std::move(std)), inplace_(inplace) {
+      : KLayer(std::move(text)),
+        mean_values_(std::move(mean)),
+        std_values_(std::move(std)),
+        inplace_(inplace) {
     reset();
   }
   void reset() override {
@@ -86,12 +90,14 @@ F::PadFuncOptions::mode_t PadMode(const OptionSet& o, const char* name) {
   if (mode == "reflect") return torch::kReflect;
   if (mode == "replicate") return torch::kReplicate;
   if (mode == "circular") return torch::kCircular;
-  Fail("%s: unrecognized %s `%s, expecting constant, reflect, replicate or circular", o.kind(), name, mode);
+  Fail("%s: unrecognized %s `%s, expecting constant, reflect, replicate or circular", o.kind(),
+       name, mode);
 }
 
 ModuleKind OneHot() {
   return FunctionKind<UnaryImpl>(
-      "onehot", {{"classes", OptionType::kLong, std::int64_t{-1}}, {"dtype", OptionType::kSymbolOrNull, {}}},
+      "onehot",
+      {{"classes", OptionType::kLong, std::int64_t{-1}}, {"dtype", OptionType::kSymbolOrNull, {}}},
       [](const OptionSet& o) {  // classes -1: one more than the largest index given
         AtLeast(o, "classes", -1);
         c10::optional<c10::ScalarType> dtype;
@@ -109,42 +115,52 @@ ModuleKind OneHot() {
 ModuleKind Pad() {
   return FunctionKind<UnaryImpl>(
       "pad",
-      {Required("pad", OptionType::kLongs), {"mode", OptionType::kSymbol, std::string("constant")},
+      {Required("pad", OptionType::kLongs),
+       {"mode", OptionType::kSymbol, std::string("constant")},
        {"value", OptionType::kDouble, 0.0}},
       [](const OptionSet& o) {
         const std::vector<std::int64_t>& pad = o.Longs("pad");
-        Check(pad.size() % 2 == 0, o, "option `pad expects an even number of longs, given %d", pad.size());
-        return [options = F::PadFuncOptions(pad).mode(PadMode(o, "mode")).value(o.Double("value"))](X x) {
-          return F::pad(x, options);
-        };
+        Check(pad.size() % 2 == 0, o, "option `pad expects an even number of longs, given %d",
+              pad.size());
+        return [options = F::PadFuncOptions(pad).mode(PadMode(o, "mode")).value(o.Double("value"))](
+                   X x) { return F::pad(x, options); };
       });
 }
 
 // A random offset in [0, n].
-std::int64_t RandomOffset(std::int64_t n) { return at::randint(n + 1, {1}, at::kLong).item<std::int64_t>(); }
+std::int64_t RandomOffset(std::int64_t n) {
+  return at::randint(n + 1, {1}, at::kLong).item<std::int64_t>();
+}
 
 ModuleKind RandomCrop() {
   return FunctionKind<TrainingOnlyImpl>(
       "randomcrop",
-      {PerDimensionOption(Required("size", OptionType::kLongs)), PerDimensionOption({"pad", OptionType::kLongs, std::int64_t{0}}),
-       {"padmode", OptionType::kSymbol, std::string("constant")}, {"value", OptionType::kDouble, 0.0}},
+      {PerDimensionOption(Required("size", OptionType::kLongs)),
+       PerDimensionOption({"pad", OptionType::kLongs, std::int64_t{0}}),
+       {"padmode", OptionType::kSymbol, std::string("constant")},
+       {"value", OptionType::kDouble, 0.0}},
       [](const OptionSet& o) {
         AtLeast(o, "size", 1);
         AtLeast(o, "pad", 0);
         const std::vector<std::int64_t>& size = Sized(o, "size", 2);
         const std::vector<std::int64_t>& pad = Sized(o, "pad", 4);
         const std::int64_t rows = size.front(), cols = size.back();
-        const bool padded = std::any_of(pad.begin(), pad.end(), [](std::int64_t p) { return p > 0; });
-        auto padding = F::PadFuncOptions(pad.size() == 1 ? std::vector<std::int64_t>(4, pad[0]) : pad)
-                           .mode(PadMode(o, "padmode"))
-                           .value(o.Double("value"));
+        const bool padded =
+            std::any_of(pad.begin(), pad.end(), [](std::int64_t p) { return p > 0; });
+        auto padding =
+            F::PadFuncOptions(pad.size() == 1 ? std::vector<std::int64_t>(4, pad[0]) : pad)
+                .mode(PadMode(o, "padmode"))
+                .value(o.Double("value"));
         return [rows, cols, padded, padding](X x) {
-          if (x.dim() < 2) Fail("randomcrop: expects input of at least 2 dimensions, given %d", x.dim());
+          if (x.dim() < 2)
+            Fail("randomcrop: expects input of at least 2 dimensions, given %d", x.dim());
           const at::Tensor y = padded ? F::pad(x, padding) : x;
           if (y.size(-2) < rows || y.size(-1) < cols) {
-            Fail("randomcrop: crop of %d x %d larger than padded input of %d x %d", rows, cols, y.size(-2), y.size(-1));
+            Fail("randomcrop: crop of %d x %d larger than padded input of %d x %d", rows, cols,
+                 y.size(-2), y.size(-1));
           }
-          const std::int64_t i = RandomOffset(y.size(-2) - rows), j = RandomOffset(y.size(-1) - cols);
+          const std::int64_t i = RandomOffset(y.size(-2) - rows),
+                             j = RandomOffset(y.size(-1) - cols);
           return y.narrow(-2, i, rows).narrow(-1, j, cols);
         };
       });
@@ -156,36 +172,42 @@ ModuleKind RandomFlip() {
       [](const OptionSet& o) {
         const double p = o.Double("p");
         Check(p >= 0 && p <= 1, o, "option `p must be between 0 and 1, given %g", p);
-        return [p, dim = o.Long("dim")](X x) { return at::rand({}).item<double>() < p ? x.flip(dim) : x; };
+        return [p, dim = o.Long("dim")](X x) {
+          return at::rand({}).item<double>() < p ? x.flip(dim) : x;
+        };
       });
 }
 
 ModuleKind ZScore() {
   return LeafKind<ZScoreImpl>(
       "zscore",
-      {Required("mean", OptionType::kDoublesOrNull), Required("std", OptionType::kDoublesOrNull), Inplace()},
+      {Required("mean", OptionType::kDoublesOrNull), Required("std", OptionType::kDoublesOrNull),
+       Inplace()},
       [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
-        for (const char* name : {"mean", "std"}) Check(!o.IsNull(name), o, "option `%s required", name);
+        for (const char* name : {"mean", "std"})
+          Check(!o.IsNull(name), o, "option `%s required", name);
         const std::vector<double>& mean = o.Doubles("mean");
         const std::vector<double>& std = o.Doubles("std");
         Check(!mean.empty() && mean.size() == std.size(), o,
-              "options `mean and `std expect the same number of values, given %d and %d", mean.size(), std.size());
+              "options `mean and `std expect the same number of values, given %d and %d",
+              mean.size(), std.size());
         for (double s : std) Check(s > 0, o, "option `std must be positive, given %g", s);
         return std::make_shared<ZScoreImpl>(KLayerText(o), mean, std, o.Bool("inplace"));
       });
 }
 
 ModuleKind DropPath() {
-  return FunctionKind<TrainingOnlyImpl>("droppath", {Required("p", OptionType::kDouble)}, [](const OptionSet& o) {
-    const double p = o.Double("p");
-    Check(p >= 0 && p < 1, o, "option `p must be at least 0 and below 1, given %g", p);
-    return [keep = 1 - p](X x) {
-      if (x.dim() == 0) Fail("droppath: expects input with a batch dimension, given a scalar");
-      std::vector<std::int64_t> shape(x.dim(), 1);
-      shape[0] = x.size(0);
-      return x.div(keep).mul(at::empty(shape, x.options()).bernoulli_(keep));
-    };
-  });
+  return FunctionKind<TrainingOnlyImpl>(
+      "droppath", {Required("p", OptionType::kDouble)}, [](const OptionSet& o) {
+        const double p = o.Double("p");
+        Check(p >= 0 && p < 1, o, "option `p must be at least 0 and below 1, given %g", p);
+        return [keep = 1 - p](X x) {
+          if (x.dim() == 0) Fail("droppath: expects input with a batch dimension, given a scalar");
+          std::vector<std::int64_t> shape(x.dim(), 1);
+          shape[0] = x.size(0);
+          return x.div(keep).mul(at::empty(shape, x.options()).bernoulli_(keep));
+        };
+      });
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ Lamb::Lamb(std::vector<torch::optim::OptimizerParamGroup> groups, LambOptions de
   const auto [beta1, beta2] = defaults.betas();
   TORCH_CHECK(0 <= beta1 && beta1 < 1, "Invalid beta parameter at index 0: ", beta1);
   TORCH_CHECK(0 <= beta2 && beta2 < 1, "Invalid beta parameter at index 1: ", beta2);
-  TORCH_CHECK(defaults.weight_decay() >= 0, "Invalid weight_decay value: ", defaults.weight_decay());
+  TORCH_CHECK(defaults.weight_decay() >= 0,
+              "Invalid weight_decay value: ", defaults.weight_decay());
   TORCH_CHECK(defaults.trustmin() >= 0 && defaults.trustmin() <= defaults.trustmax(),
               "Invalid trust ratio range: ", defaults.trustmin(), " to ", defaults.trustmax());
 }
@@ -45,7 +46,8 @@ at::Tensor Lamb::step(LossClosure closure) {
     loss = closure();
   }
   bool global_needed = false;
-  for (const auto& group : param_groups_) global_needed |= static_cast<const LambOptions&>(group.options()).globalnorm();
+  for (const auto& group : param_groups_)
+    global_needed |= static_cast<const LambOptions&>(group.options()).globalnorm();
   const double scale = global_needed ? GlobalScale(param_groups_) : 1.0;
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const LambOptions&>(group.options());
@@ -98,17 +100,17 @@ LambOptions LambOptionsOf(const OptionSet& o) {
 
 OptimizerKind LambKind() {
   OptimizerKind k = MakeOptimizerKind<Lamb>("lamb",
-                               {{"lr", OptionType::kDouble, 0.001},
-                                {"beta1", OptionType::kDouble, 0.9},
-                                {"beta2", OptionType::kDouble, 0.999},
-                                {"eps", OptionType::kDouble, 1e-8},
-                                {"decay", OptionType::kDouble, 0.0},
-                                {"unbiased", OptionType::kBool, true},
-                                {"globalnorm", OptionType::kBool, true},
-                                {"trustclip", OptionType::kBool, true},
-                                {"trustmin", OptionType::kDouble, 0.0},
-                                {"trustmax", OptionType::kDouble, 1.0}},
-                               {"step", "exp_avg", "exp_avg_sq"}, &LambOptionsOf);
+                                            {{"lr", OptionType::kDouble, 0.001},
+                                             {"beta1", OptionType::kDouble, 0.9},
+                                             {"beta2", OptionType::kDouble, 0.999},
+                                             {"eps", OptionType::kDouble, 1e-8},
+                                             {"decay", OptionType::kDouble, 0.0},
+                                             {"unbiased", OptionType::kBool, true},
+                                             {"globalnorm", OptionType::kBool, true},
+                                             {"trustclip", OptionType::kBool, true},
+                                             {"trustmin", OptionType::kDouble, 0.0},
+                                             {"trustmax", OptionType::kDouble, 1.0}},
+                                            {"step", "exp_avg", "exp_avg_sq"}, &LambOptionsOf);
   k.state = [](const OptimizerParamState& s) {
     const auto& l = static_cast<const LambParamState&>(s);
     return DefinedTensors({l.exp_avg(), l.exp_avg_sq()});

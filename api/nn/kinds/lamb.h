@@ -7,8 +7,8 @@
 //   m = beta1*m + (1-beta1)*g;  v = beta2*v + (1-beta2)*g*g;  step += 1
 //   unbiased:   m^ = m / (1-beta1^step), v^ = v / (1-beta2^step)  (else m^ = m, v^ = v)
 //   u = m^ / (sqrt(v^) + eps) + decay*p
-//   r = ||p|| / ||u|| when both norms are positive, else 1;  trustclip: r = clamp(r, trustmin, trustmax)
-//   p = p - lr*r*u
+//   r = ||p|| / ||u|| when both norms are positive, else 1;  trustclip: r = clamp(r, trustmin,
+//   trustmax) p = p - lr*r*u
 // Gradients themselves are not changed. The state of a parameter (LambParamState: step, exp_avg,
 // exp_avg_sq) is made at its first step. Options are checked at construction ("Invalid learning
 // rate: -1" as c10::Error, as libtorch's optimizers do). Thread-compatible, like every libtorch

@@ -16,7 +16,8 @@ using torch::optim::OptimizerParamState;
 
 // A history (lbfgs) as one tensor, one row per entry; undefined when empty.
 at::Tensor Stack(const std::deque<at::Tensor>& history) {
-  return history.empty() ? at::Tensor() : at::stack(std::vector<at::Tensor>(history.begin(), history.end()));
+  return history.empty() ? at::Tensor()
+                         : at::stack(std::vector<at::Tensor>(history.begin(), history.end()));
 }
 // Each row its own tensor, as libtorch made them: a row viewed at an offset into the stack
 // lies otherwise aligned, and libtorch 2.x's vectorized dot products then round the last bit
@@ -71,17 +72,18 @@ OptionSpec LbfgsSearch() {
 
 OptimizerKind LbfgsKind() {
   using State = torch::optim::LBFGSParamState;
-  OptimizerKind k = MakeOptimizerKind<torch::optim::LBFGS>("lbfgs",
-                                              {{"lr", OptionType::kDouble, 1.0},
-                                               {"iter", OptionType::kLong, std::int64_t{20}},
-                                               LbfgsEval(),
-                                               {"gradtol", OptionType::kDouble, 1e-7},
-                                               {"changetol", OptionType::kDouble, 1e-9},
-                                               {"history", OptionType::kLong, std::int64_t{100}},
-                                               LbfgsSearch()},
-                                              {"func_evals", "n_iter", "t", "prev_loss", "d", "H_diag",
-                                               "prev_flat_grad", "old_dirs", "old_stps", "ro"},
-                                              &LbfgsOptions);
+  OptimizerKind k = MakeOptimizerKind<torch::optim::LBFGS>(
+      "lbfgs",
+      {{"lr", OptionType::kDouble, 1.0},
+       {"iter", OptionType::kLong, std::int64_t{20}},
+       LbfgsEval(),
+       {"gradtol", OptionType::kDouble, 1e-7},
+       {"changetol", OptionType::kDouble, 1e-9},
+       {"history", OptionType::kLong, std::int64_t{100}},
+       LbfgsSearch()},
+      {"func_evals", "n_iter", "t", "prev_loss", "d", "H_diag", "prev_flat_grad", "old_dirs",
+       "old_stps", "ro"},
+      &LbfgsOptions);
   k.scalars = 4;  // func_evals, n_iter, t, prev_loss
   k.state = [](const OptimizerParamState& s) {
     const auto& l = static_cast<const State&>(s);

@@ -16,56 +16,68 @@ namespace tnn = torch::nn;
 
 std::vector<ModuleKind> Kinds() {
   std::vector<ModuleKind> kinds;
-  kinds.push_back(LossKind<tnn::CrossEntropyLossImpl>(
-      "ce",
-      {{"weight", OptionType::kDoublesOrNull, {}},
-       {"ignore", OptionType::kLong, std::int64_t{-100}},
-       {"smoothing", OptionType::kDouble, 0.0}},
-      [](const OptionSet& o) {
-        return Reduced<tnn::CrossEntropyLossOptions>(o)
-            .weight(WeightOf(o))
-            .ignore_index(o.Long("ignore"))
-            .label_smoothing(o.Double("smoothing"));
-      }));
+  kinds.push_back(
+      LossKind<tnn::CrossEntropyLossImpl>("ce",
+                                          {{"weight", OptionType::kDoublesOrNull, {}},
+                                           {"ignore", OptionType::kLong, std::int64_t{-100}},
+                                           {"smoothing", OptionType::kDouble, 0.0}},
+                                          [](const OptionSet& o) {
+                                            return Reduced<tnn::CrossEntropyLossOptions>(o)
+                                                .weight(WeightOf(o))
+                                                .ignore_index(o.Long("ignore"))
+                                                .label_smoothing(o.Double("smoothing"));
+                                          }));
   kinds.push_back(LossKind<tnn::NLLLossImpl>(
-      "nll", {{"weight", OptionType::kDoublesOrNull, {}}, {"ignore", OptionType::kLong, std::int64_t{-100}}},
+      "nll",
+      {{"weight", OptionType::kDoublesOrNull, {}},
+       {"ignore", OptionType::kLong, std::int64_t{-100}}},
       [](const OptionSet& o) {
         return Reduced<tnn::NLLLossOptions>(o).weight(WeightOf(o)).ignore_index(o.Long("ignore"));
       }));
   kinds.push_back(LossKind<tnn::MSELossImpl>("mse", {}, Reduced<tnn::MSELossOptions>));
   kinds.push_back(LossKind<tnn::L1LossImpl>("l1", {}, Reduced<tnn::L1LossOptions>));
   kinds.push_back(LossKind<tnn::KLDivLossImpl>("kl", {}, Reduced<tnn::KLDivLossOptions>));
-  kinds.push_back(LossKind<tnn::SoftMarginLossImpl>("softmargin", {}, Reduced<tnn::SoftMarginLossOptions>));
+  kinds.push_back(
+      LossKind<tnn::SoftMarginLossImpl>("softmargin", {}, Reduced<tnn::SoftMarginLossOptions>));
   kinds.push_back(LossKind<tnn::SmoothL1LossImpl>(
-      "smoothl1", {{"beta", OptionType::kDouble, 1.0}},
-      [](const OptionSet& o) { return Reduced<tnn::SmoothL1LossOptions>(o).beta(o.Double("beta")); }));
-  kinds.push_back(LossKind<tnn::HuberLossImpl>("huber", {{"delta", OptionType::kDouble, 1.0}}, [](const OptionSet& o) {
-    return Reduced<tnn::HuberLossOptions>(o).delta(o.Double("delta"));
-  }));
-  kinds.push_back(LossKind<tnn::MultiLabelMarginLossImpl>("multilabel", {}, Reduced<tnn::MultiLabelMarginLossOptions>));
+      "smoothl1", {{"beta", OptionType::kDouble, 1.0}}, [](const OptionSet& o) {
+        return Reduced<tnn::SmoothL1LossOptions>(o).beta(o.Double("beta"));
+      }));
+  kinds.push_back(LossKind<tnn::HuberLossImpl>(
+      "huber", {{"delta", OptionType::kDouble, 1.0}}, [](const OptionSet& o) {
+        return Reduced<tnn::HuberLossOptions>(o).delta(o.Double("delta"));
+      }));
+  kinds.push_back(LossKind<tnn::MultiLabelMarginLossImpl>(
+      "multilabel", {}, Reduced<tnn::MultiLabelMarginLossOptions>));
   kinds.push_back(LossKind<tnn::MultiLabelSoftMarginLossImpl>(
-      "multisoft", {{"weight", OptionType::kDoublesOrNull, {}}},
-      [](const OptionSet& o) { return Reduced<tnn::MultiLabelSoftMarginLossOptions>(o).weight(WeightOf(o)); }));
-  kinds.push_back(LossKind<tnn::MultiMarginLossImpl>(
-      "multimargin",
-      {{"p", OptionType::kLong, std::int64_t{1}},
-       {"margin", OptionType::kDouble, 1.0},
-       {"weight", OptionType::kDoublesOrNull, {}}},
-      [](const OptionSet& o) {
-        return Reduced<tnn::MultiMarginLossOptions>(o).p(o.Long("p")).margin(o.Double("margin")).weight(WeightOf(o));
+      "multisoft", {{"weight", OptionType::kDoublesOrNull, {}}}, [](const OptionSet& o) {
+        return Reduced<tnn::MultiLabelSoftMarginLossOptions>(o).weight(WeightOf(o));
       }));
-  kinds.push_back(LossKind<tnn::PoissonNLLLossImpl>(
-      "poissonloss",
-      {{"log", OptionType::kBool, true}, {"full", OptionType::kBool, false}, {"eps", OptionType::kDouble, 1e-8}},
-      [](const OptionSet& o) {
-        return Reduced<tnn::PoissonNLLLossOptions>(o)
-            .log_input(o.Bool("log"))
-            .full(o.Bool("full"))
-            .eps(o.Double("eps"));
-      }));
+  kinds.push_back(LossKind<tnn::MultiMarginLossImpl>("multimargin",
+                                                     {{"p", OptionType::kLong, std::int64_t{1}},
+                                                      {"margin", OptionType::kDouble, 1.0},
+                                                      {"weight", OptionType::kDoublesOrNull, {}}},
+                                                     [](const OptionSet& o) {
+                                                       return Reduced<tnn::MultiMarginLossOptions>(
+                                                                  o)
+                                                           .p(o.Long("p"))
+                                                           .margin(o.Double("margin"))
+                                                           .weight(WeightOf(o));
+                                                     }));
+  kinds.push_back(LossKind<tnn::PoissonNLLLossImpl>("poissonloss",
+                                                    {{"log", OptionType::kBool, true},
+                                                     {"full", OptionType::kBool, false},
+                                                     {"eps", OptionType::kDouble, 1e-8}},
+                                                    [](const OptionSet& o) {
+                                                      return Reduced<tnn::PoissonNLLLossOptions>(o)
+                                                          .log_input(o.Bool("log"))
+                                                          .full(o.Bool("full"))
+                                                          .eps(o.Double("eps"));
+                                                    }));
   kinds.push_back(LossKind<tnn::HingeEmbeddingLossImpl>(
-      "hinge", {{"margin", OptionType::kDouble, 1.0}},
-      [](const OptionSet& o) { return Reduced<tnn::HingeEmbeddingLossOptions>(o).margin(o.Double("margin")); }));
+      "hinge", {{"margin", OptionType::kDouble, 1.0}}, [](const OptionSet& o) {
+        return Reduced<tnn::HingeEmbeddingLossOptions>(o).margin(o.Double("margin"));
+      }));
   for (auto family : {WeightedLossKinds, OtherLossKinds}) {
     for (ModuleKind& k : family()) kinds.push_back(std::move(k));
   }

@@ -57,13 +57,18 @@ at::Tensor WeightOf(const OptionSet& o);
 template <typename Impl, std::size_t Inputs, typename MakeOptions>
 ModuleKind CriterionKind(std::string name, std::vector<OptionSpec> specs, MakeOptions make) {
   using torch::nn::Module;
-  return ModuleKind{
-      std::move(name), std::move(specs),
-      [make](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<Impl>(make(o)); },
-      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
-        return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
-      },
-      Inputs, Inputs, nullptr, nullptr};
+  return ModuleKind{std::move(name),
+                    std::move(specs),
+                    [make](const OptionSet& o) -> std::shared_ptr<Module> {
+                      return std::make_shared<Impl>(make(o));
+                    },
+                    [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+                      return ApplyForward<Impl>(m, x, std::make_index_sequence<Inputs>());
+                    },
+                    Inputs,
+                    Inputs,
+                    nullptr,
+                    nullptr};
 }
 
 // A loss kind: as CriterionKind, with `reduce` appended as the last option.

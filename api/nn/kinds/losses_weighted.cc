@@ -14,9 +14,11 @@ namespace F = torch::nn::functional;
 
 // A loss kind of Impl over (yhat, y), or (yhat, y, batch weight) computed by weighted(loss, x).
 template <typename Impl, typename MakeOptions, typename Weighted>
-ModuleKind WeightedKind(std::string name, std::vector<OptionSpec> specs, MakeOptions make, Weighted weighted) {
+ModuleKind WeightedKind(std::string name, std::vector<OptionSpec> specs, MakeOptions make,
+                        Weighted weighted) {
   ModuleKind kind = LossKind<Impl>(std::move(name), std::move(specs), std::move(make));
-  kind.forward = [weighted](torch::nn::Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+  kind.forward = [weighted](torch::nn::Module& m,
+                            const std::vector<at::Tensor>& x) -> ModuleOutput {
     auto& loss = dynamic_cast<Impl&>(m);
     return x.size() == 2 ? loss.forward(x[0], x[1]) : weighted(loss, x);
   };
@@ -29,18 +31,23 @@ ModuleKind WeightedKind(std::string name, std::vector<OptionSpec> specs, MakeOpt
 std::vector<ModuleKind> WeightedLossKinds() {
   std::vector<ModuleKind> kinds;
   kinds.push_back(WeightedKind<tnn::BCELossImpl>(
-      "bce", {}, Reduced<tnn::BCELossOptions>, [](tnn::BCELossImpl& l, const std::vector<at::Tensor>& x) {
+      "bce", {}, Reduced<tnn::BCELossOptions>,
+      [](tnn::BCELossImpl& l, const std::vector<at::Tensor>& x) {
         return F::binary_cross_entropy(
-            x[0], x[1], F::BinaryCrossEntropyFuncOptions().weight(x[2]).reduction(l.options.reduction()));
+            x[0], x[1],
+            F::BinaryCrossEntropyFuncOptions().weight(x[2]).reduction(l.options.reduction()));
       }));
   kinds.push_back(WeightedKind<tnn::BCEWithLogitsLossImpl>(
       "bcelogits", {{"weight", OptionType::kDoublesOrNull, {}}},
-      [](const OptionSet& o) { return Reduced<tnn::BCEWithLogitsLossOptions>(o).pos_weight(WeightOf(o)); },
+      [](const OptionSet& o) {
+        return Reduced<tnn::BCEWithLogitsLossOptions>(o).pos_weight(WeightOf(o));
+      },
       [](tnn::BCEWithLogitsLossImpl& l, const std::vector<at::Tensor>& x) {
-        return F::binary_cross_entropy_with_logits(
-            x[0], x[1],
-            F::BinaryCrossEntropyWithLogitsFuncOptions().weight(x[2]).pos_weight(l.pos_weight).reduction(
-                l.options.reduction()));
+        return F::binary_cross_entropy_with_logits(x[0], x[1],
+                                                   F::BinaryCrossEntropyWithLogitsFuncOptions()
+                                                       .weight(x[2])
+                                                       .pos_weight(l.pos_weight)
+                                                       .reduction(l.options.reduction()));
       }));
   return kinds;
 }

@@ -17,11 +17,17 @@ using torch::nn::Module;
 ModuleKind Sequential() {
   using Impl = torch::nn::SequentialImpl;
   return ModuleKind{
-      "sequential", {},
+      "sequential",
+      {},
       [](const OptionSet&) -> std::shared_ptr<Module> { return std::make_shared<Impl>(); },
-      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput { return dynamic_cast<Impl&>(m).forward(x[0]); },
-      1, 1, nullptr,
-      [](Module& parent, const std::string& name, const ModuleKind& kind, const std::shared_ptr<Module>& child) {
+      [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
+        return dynamic_cast<Impl&>(m).forward(x[0]);
+      },
+      1,
+      1,
+      nullptr,
+      [](Module& parent, const std::string& name, const ModuleKind& kind,
+         const std::shared_ptr<Module>& child) {
         if (!kind.any) {
           // ktorch's text: libtorch's sequential cannot hold a module with a templated forward.
           Fail("%s: unable to create type-erased module, forward method uses template", kind.name);
@@ -40,14 +46,22 @@ std::vector<ModuleKind> Kinds() {
   kinds.push_back(Plain<torch::nn::IdentityImpl>("identity"));
   kinds.push_back(Leaf<torch::nn::LinearImpl>(
       "linear",
-      {Required("in", OptionType::kLong), Required("out", OptionType::kLong), {"bias", OptionType::kBool, true}},
-      [](const OptionSet& o) { return torch::nn::LinearOptions(o.Long("in"), o.Long("out")).bias(o.Bool("bias")); }));
+      {Required("in", OptionType::kLong),
+       Required("out", OptionType::kLong),
+       {"bias", OptionType::kBool, true}},
+      [](const OptionSet& o) {
+        return torch::nn::LinearOptions(o.Long("in"), o.Long("out")).bias(o.Bool("bias"));
+      }));
   kinds.push_back(Leaf<torch::nn::FlattenImpl>(
-      "flatten", {{"start", OptionType::kLong, std::int64_t{1}}, {"end", OptionType::kLong, std::int64_t{-1}}},
+      "flatten",
+      {{"start", OptionType::kLong, std::int64_t{1}}, {"end", OptionType::kLong, std::int64_t{-1}}},
       [](const OptionSet& o) {
         return torch::nn::FlattenOptions().start_dim(o.Long("start")).end_dim(o.Long("end"));
       }));
-  for (auto family : {ContainerKinds, ActivationKinds, DropoutKinds, ConvKinds, PoolKinds, NormKinds, EmbedKinds, RecurrentKinds, TransformerKinds, ResampleKinds, DistanceKinds, PaddingKinds, KShapeKinds, KTransformKinds, KEmbedKinds, SelfAttentionKinds}) {
+  for (auto family :
+       {ContainerKinds, ActivationKinds, DropoutKinds, ConvKinds, PoolKinds, NormKinds, EmbedKinds,
+        RecurrentKinds, TransformerKinds, ResampleKinds, DistanceKinds, PaddingKinds, KShapeKinds,
+        KTransformKinds, KEmbedKinds, SelfAttentionKinds}) {
     for (ModuleKind& k : family()) kinds.push_back(std::move(k));
   }
   return kinds;

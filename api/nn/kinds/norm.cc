@@ -60,29 +60,35 @@ ModuleKind AcrossChannels(std::string name) {
 
 std::vector<ModuleKind> NormKinds() {
   namespace tnn = torch::nn;
-  std::vector<ModuleKind> kinds = {
-      RunningNorm<tnn::BatchNorm1dImpl>("batchnorm1d", true),
-      RunningNorm<tnn::BatchNorm2dImpl>("batchnorm2d", true),
-      RunningNorm<tnn::BatchNorm3dImpl>("batchnorm3d", true),
-      RunningNorm<tnn::InstanceNorm1dImpl>("instancenorm1d", false),
-      RunningNorm<tnn::InstanceNorm2dImpl>("instancenorm2d", false),
-      RunningNorm<tnn::InstanceNorm3dImpl>("instancenorm3d", false)};
+  std::vector<ModuleKind> kinds = {RunningNorm<tnn::BatchNorm1dImpl>("batchnorm1d", true),
+                                   RunningNorm<tnn::BatchNorm2dImpl>("batchnorm2d", true),
+                                   RunningNorm<tnn::BatchNorm3dImpl>("batchnorm3d", true),
+                                   RunningNorm<tnn::InstanceNorm1dImpl>("instancenorm1d", false),
+                                   RunningNorm<tnn::InstanceNorm2dImpl>("instancenorm2d", false),
+                                   RunningNorm<tnn::InstanceNorm3dImpl>("instancenorm3d", false)};
   kinds.push_back(Leaf<tnn::GroupNormImpl>(
       "groupnorm",
-      {Required("groups", OptionType::kLong), Required("channels", OptionType::kLong), Eps(),
+      {Required("groups", OptionType::kLong),
+       Required("channels", OptionType::kLong),
+       Eps(),
        {"affine", OptionType::kBool, true}},
       [](const OptionSet& o) {
         AtLeast(o, "groups", 1);
         const std::int64_t groups = o.Long("groups"), channels = o.Long("channels");
-        Check(channels % groups == 0, o, "option `channels must be divisible by `groups, given %d and %d", channels,
-              groups);
-        return tnn::GroupNormOptions(groups, channels).eps(o.Double("eps")).affine(o.Bool("affine"));
+        Check(channels % groups == 0, o,
+              "option `channels must be divisible by `groups, given %d and %d", channels, groups);
+        return tnn::GroupNormOptions(groups, channels)
+            .eps(o.Double("eps"))
+            .affine(o.Bool("affine"));
       }));
   kinds.push_back(Leaf<tnn::LayerNormImpl>(
-      "layernorm", {Required("shape", OptionType::kLongs), Eps(), {"affine", OptionType::kBool, true}},
+      "layernorm",
+      {Required("shape", OptionType::kLongs), Eps(), {"affine", OptionType::kBool, true}},
       [](const OptionSet& o) {
         AtLeast(o, "shape", 0);
-        return tnn::LayerNormOptions(o.Longs("shape")).eps(o.Double("eps")).elementwise_affine(o.Bool("affine"));
+        return tnn::LayerNormOptions(o.Longs("shape"))
+            .eps(o.Double("eps"))
+            .elementwise_affine(o.Bool("affine"));
       }));
   kinds.push_back(AcrossChannels<tnn::LocalResponseNormImpl, double>("localnorm"));
   kinds.push_back(AcrossChannels<tnn::CrossMapLRN2dImpl, std::int64_t>("crossmap2d"));

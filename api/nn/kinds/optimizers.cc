@@ -49,13 +49,15 @@ torch::optim::SGDOptions SgdOptions(const OptionSet& o) {
 OptimizerKind Sgd() {
   using State = torch::optim::SGDParamState;
   OptimizerKind k = MakeOptimizerKind<torch::optim::SGD>("sgd",
-                                            {{"lr", OptionType::kDouble, 0.01},
-                                             {"momentum", OptionType::kDouble, 0.0},
-                                             {"dampening", OptionType::kDouble, 0.0},
-                                             {"decay", OptionType::kDouble, 0.0},
-                                             {"nesterov", OptionType::kBool, false}},
-                                            {"momentum_buffer"}, &SgdOptions);
-  k.state = [](const OptimizerParamState& s) { return DefinedTensors({static_cast<const State&>(s).momentum_buffer()}); };
+                                                         {{"lr", OptionType::kDouble, 0.01},
+                                                          {"momentum", OptionType::kDouble, 0.0},
+                                                          {"dampening", OptionType::kDouble, 0.0},
+                                                          {"decay", OptionType::kDouble, 0.0},
+                                                          {"nesterov", OptionType::kBool, false}},
+                                                         {"momentum_buffer"}, &SgdOptions);
+  k.state = [](const OptimizerParamState& s) {
+    return DefinedTensors({static_cast<const State&>(s).momentum_buffer()});
+  };
   k.save = [](const OptimizerParamState& s) {
     OptimizerBuffers b;
     PutBuffer(&b, "momentum_buffer", static_cast<const State&>(s).momentum_buffer());
@@ -82,13 +84,14 @@ Options AdamOptions(const OptionSet& o) {
 template <typename Impl, typename Options, typename State>
 OptimizerKind AdamLike(std::string name, double decay) {
   OptimizerKind k = MakeOptimizerKind<Impl>(std::move(name),
-                               {{"lr", OptionType::kDouble, 0.001},
-                                {"beta1", OptionType::kDouble, 0.9},
-                                {"beta2", OptionType::kDouble, 0.999},
-                                {"eps", OptionType::kDouble, 1e-8},
-                                {"decay", OptionType::kDouble, decay},
-                                {"amsgrad", OptionType::kBool, false}},
-                               {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, &AdamOptions<Options>);
+                                            {{"lr", OptionType::kDouble, 0.001},
+                                             {"beta1", OptionType::kDouble, 0.9},
+                                             {"beta2", OptionType::kDouble, 0.999},
+                                             {"eps", OptionType::kDouble, 1e-8},
+                                             {"decay", OptionType::kDouble, decay},
+                                             {"amsgrad", OptionType::kBool, false}},
+                                            {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
+                                            &AdamOptions<Options>);
   k.state = [](const OptimizerParamState& s) {
     const auto& a = static_cast<const State&>(s);
     return DefinedTensors({a.exp_avg(), a.exp_avg_sq(), a.max_exp_avg_sq()});
@@ -126,13 +129,15 @@ torch::optim::AdagradOptions AdagradOptions(const OptionSet& o) {
 OptimizerKind Adagrad() {
   using State = torch::optim::AdagradParamState;
   OptimizerKind k = MakeOptimizerKind<torch::optim::Adagrad>("adagrad",
-                                                {{"lr", OptionType::kDouble, 0.01},
-                                                 {"lrdecay", OptionType::kDouble, 0.0},
-                                                 {"decay", OptionType::kDouble, 0.0},
-                                                 {"init", OptionType::kDouble, 0.0},
-                                                 {"eps", OptionType::kDouble, 1e-10}},
-                                                {"step", "sum"}, &AdagradOptions);
-  k.state = [](const OptimizerParamState& s) { return DefinedTensors({static_cast<const State&>(s).sum()}); };
+                                                             {{"lr", OptionType::kDouble, 0.01},
+                                                              {"lrdecay", OptionType::kDouble, 0.0},
+                                                              {"decay", OptionType::kDouble, 0.0},
+                                                              {"init", OptionType::kDouble, 0.0},
+                                                              {"eps", OptionType::kDouble, 1e-10}},
+                                                             {"step", "sum"}, &AdagradOptions);
+  k.state = [](const OptimizerParamState& s) {
+    return DefinedTensors({static_cast<const State&>(s).sum()});
+  };
   k.scalars = 1;  // step
   k.save = [](const OptimizerParamState& s) {
     const auto& a = static_cast<const State&>(s);
@@ -146,7 +151,8 @@ OptimizerKind Adagrad() {
     s->sum(saved.Like("sum"));
     return s;
   };
-  k.initial = [](const at::Tensor& p, const OptionSet& group) -> std::unique_ptr<OptimizerParamState> {
+  k.initial = [](const at::Tensor& p,
+                 const OptionSet& group) -> std::unique_ptr<OptimizerParamState> {
     auto s = std::make_unique<State>();
     s->sum(at::full_like(p.detach(), group.Double("init"), at::MemoryFormat::Preserve));
     return s;
@@ -166,14 +172,15 @@ torch::optim::RMSpropOptions RmspropOptions(const OptionSet& o) {
 // square_avg always; momentum_buffer only with momentum > 0, grad_avg only when centered.
 OptimizerKind Rmsprop() {
   using State = torch::optim::RMSpropParamState;
-  OptimizerKind k = MakeOptimizerKind<torch::optim::RMSprop>("rmsprop",
-                                                {{"lr", OptionType::kDouble, 0.01},
-                                                 {"alpha", OptionType::kDouble, 0.99},
-                                                 {"eps", OptionType::kDouble, 1e-8},
-                                                 {"decay", OptionType::kDouble, 0.0},
-                                                 {"momentum", OptionType::kDouble, 0.0},
-                                                 {"centered", OptionType::kBool, false}},
-                                                {"step", "square_avg", "momentum_buffer", "grad_avg"}, &RmspropOptions);
+  OptimizerKind k = MakeOptimizerKind<torch::optim::RMSprop>(
+      "rmsprop",
+      {{"lr", OptionType::kDouble, 0.01},
+       {"alpha", OptionType::kDouble, 0.99},
+       {"eps", OptionType::kDouble, 1e-8},
+       {"decay", OptionType::kDouble, 0.0},
+       {"momentum", OptionType::kDouble, 0.0},
+       {"centered", OptionType::kBool, false}},
+      {"step", "square_avg", "momentum_buffer", "grad_avg"}, &RmspropOptions);
   k.state = [](const OptimizerParamState& s) {
     const auto& r = static_cast<const State&>(s);
     return DefinedTensors({r.square_avg(), r.momentum_buffer(), r.grad_avg()});
@@ -201,9 +208,12 @@ OptimizerKind Rmsprop() {
 std::vector<OptimizerKind> Kinds() {
   std::vector<OptimizerKind> kinds;
   kinds.push_back(Sgd());
-  kinds.push_back(AdamLike<torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState>("adam", 0.0));
   kinds.push_back(
-      AdamLike<torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState>("adamw", 0.01));
+      AdamLike<torch::optim::Adam, torch::optim::AdamOptions, torch::optim::AdamParamState>("adam",
+                                                                                            0.0));
+  kinds.push_back(
+      AdamLike<torch::optim::AdamW, torch::optim::AdamWOptions, torch::optim::AdamWParamState>(
+          "adamw", 0.01));
   kinds.push_back(Adagrad());
   kinds.push_back(Rmsprop());
   kinds.push_back(LbfgsKind());

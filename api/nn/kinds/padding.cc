@@ -14,15 +14,17 @@ OptionSpec Pad() { return PerDimensionOption(Required("pad", OptionType::kLongs)
 // reflect replicate zeropad: `pad only, over D dimensions.
 template <std::size_t D, typename Impl>
 ModuleKind PadOnly(std::string name) {
-  return Leaf<Impl>(std::move(name), {Pad()},
-                    [](const OptionSet& o) { return decltype(Impl::options)(Expand<2 * D>(o, "pad")); });
+  return Leaf<Impl>(std::move(name), {Pad()}, [](const OptionSet& o) {
+    return decltype(Impl::options)(Expand<2 * D>(o, "pad"));
+  });
 }
 
 template <std::size_t D, typename Impl>
 ModuleKind Constant(std::string name) {
-  return Leaf<Impl>(std::move(name), {Pad(), Required("value", OptionType::kDouble)}, [](const OptionSet& o) {
-    return decltype(Impl::options)(Expand<2 * D>(o, "pad"), o.Double("value"));
-  });
+  return Leaf<Impl>(std::move(name), {Pad(), Required("value", OptionType::kDouble)},
+                    [](const OptionSet& o) {
+                      return decltype(Impl::options)(Expand<2 * D>(o, "pad"), o.Double("value"));
+                    });
 }
 
 }  // namespace

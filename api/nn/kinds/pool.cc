@@ -24,10 +24,12 @@ Window<D> WindowOf(const OptionSet& o) {
   AtLeast(o, "size", 1);
   AtLeast(o, "stride", 1);
   AtLeast(o, "pad", 0);
-  const Window<D> w{Expand<D>(o, "size"), Expand<D>(o, o.IsNull("stride") ? "size" : "stride"), Expand<D>(o, "pad")};
+  const Window<D> w{Expand<D>(o, "size"), Expand<D>(o, o.IsNull("stride") ? "size" : "stride"),
+                    Expand<D>(o, "pad")};
   for (std::size_t i = 0; i < D; ++i) {
-    Check((*w.pad)[i] <= (*w.size)[i] / 2, o, "option `pad must be at most half of `size, given pad %d and size %d",
-          (*w.pad)[i], (*w.size)[i]);
+    Check((*w.pad)[i] <= (*w.size)[i] / 2, o,
+          "option `pad must be at most half of `size, given pad %d and size %d", (*w.pad)[i],
+          (*w.size)[i]);
   }
   return w;
 }
@@ -77,37 +79,39 @@ ModuleKind AvgPool(std::string name) {
 // adaptavg adaptmax: the output `size.
 template <std::size_t D, typename Impl>
 ModuleKind Adaptive(std::string name) {
-  return Leaf<Impl>(std::move(name), {PerDimensionOption(Required("size", OptionType::kLongs))}, [](const OptionSet& o) {
-    AtLeast(o, "size", 0);
-    return decltype(Impl::options)(*Expand<D>(o, "size"));
-  });
+  return Leaf<Impl>(std::move(name), {PerDimensionOption(Required("size", OptionType::kLongs))},
+                    [](const OptionSet& o) {
+                      AtLeast(o, "size", 0);
+                      return decltype(Impl::options)(*Expand<D>(o, "size"));
+                    });
 }
 
 // fmaxpool: windows of `size at pseudo-random steps, giving an output of `outsize or `ratio
 // times the input (exactly one of them).
 template <std::size_t D, typename Impl>
 ModuleKind FractionalMaxPool(std::string name) {
-  return Leaf<Impl>(std::move(name),
-                    {PerDimensionOption(Required("size", OptionType::kLongs)),
-                     PerDimensionOption({"outsize", OptionType::kLongsOrNull, {}}),
-                     PerDimensionOption({"ratio", OptionType::kDoublesOrNull, {}})},
-                    [](const OptionSet& o) {
-                      AtLeast(o, "size", 1);
-                      AtLeast(o, "outsize", 1);
-                      Check(o.IsNull("outsize") != o.IsNull("ratio"), o,
-                            "expecting one of options `outsize and `ratio, given %s",
-                            o.IsNull("outsize") ? "neither" : "both");
-                      torch::nn::FractionalMaxPoolOptions<D> options(Expand<D>(o, "size"));
-                      if (!o.IsNull("outsize")) return options.output_size(Expand<D>(o, "outsize"));
-                      const std::vector<double>& ratio = o.Doubles("ratio");
-                      Check(ratio.size() == 1 || ratio.size() == D, o, "option `ratio expects 1 or %d doubles, given %d",
-                            D, ratio.size());
-                      for (double r : ratio) {
-                        Check(r > 0 && r < 1, o, "option `ratio must be between 0 and 1 exclusive, given %g", r);
-                      }
-                      using Ratio = torch::ExpandingArray<D, double>;
-                      return options.output_ratio(ratio.size() == 1 ? Ratio(ratio[0]) : Ratio(ratio));
-                    });
+  return Leaf<Impl>(
+      std::move(name),
+      {PerDimensionOption(Required("size", OptionType::kLongs)),
+       PerDimensionOption({"outsize", OptionType::kLongsOrNull, {}}),
+       PerDimensionOption({"ratio", OptionType::kDoublesOrNull, {}})},
+      [](const OptionSet& o) {
+        AtLeast(o, "size", 1);
+        AtLeast(o, "outsize", 1);
+        Check(o.IsNull("outsize") != o.IsNull("ratio"), o,
+              "expecting one of options `outsize and `ratio, given %s",
+              o.IsNull("outsize") ? "neither" : "both");
+        torch::nn::FractionalMaxPoolOptions<D> options(Expand<D>(o, "size"));
+        if (!o.IsNull("outsize")) return options.output_size(Expand<D>(o, "outsize"));
+        const std::vector<double>& ratio = o.Doubles("ratio");
+        Check(ratio.size() == 1 || ratio.size() == D, o,
+              "option `ratio expects 1 or %d doubles, given %d", D, ratio.size());
+        for (double r : ratio) {
+          Check(r > 0 && r < 1, o, "option `ratio must be between 0 and 1 exclusive, given %g", r);
+        }
+        using Ratio = torch::ExpandingArray<D, double>;
+        return options.output_ratio(ratio.size() == 1 ? Ratio(ratio[0]) : Ratio(ratio));
+      });
 }
 
 // lppool: the `p-norm of each window of `size, stepping by `stride (null: the size).
@@ -119,7 +123,8 @@ ModuleKind PowerPool(std::string name) {
                      StrideOfSize(OptionType::kLongsOrNull),
                      {"ceiling", OptionType::kBool, false}},
                     [](const OptionSet& o) {
-                      Check(o.Double("p") > 0, o, "option `p must be positive, given %g", o.Double("p"));
+                      Check(o.Double("p") > 0, o, "option `p must be positive, given %g",
+                            o.Double("p"));
                       AtLeast(o, "size", 1);
                       AtLeast(o, "stride", 1);
                       return torch::nn::LPPoolOptions<D>(o.Double("p"), Expand<D>(o, "size"))

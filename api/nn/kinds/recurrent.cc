@@ -34,7 +34,8 @@ template <typename Options>
 Options Common(const OptionSet& o) {
   for (const char* positive : {"in", "hidden", "layers"}) AtLeast(o, positive, 1);
   const double dropout = o.Double("dropout");
-  Check(dropout >= 0 && dropout <= 1, o, "option `dropout must be between 0 and 1, given %g", dropout);
+  Check(dropout >= 0 && dropout <= 1, o, "option `dropout must be between 0 and 1, given %g",
+        dropout);
   return Options(o.Long("in"), o.Long("hidden"))
       .num_layers(o.Long("layers"))
       .bias(o.Bool("bias"))
@@ -59,7 +60,8 @@ ModuleOutput HiddenForward(Module& m, const std::vector<at::Tensor>& x) {
 
 // lstm: input [; h; c] -> (output; h; c).
 ModuleOutput CellForward(Module& m, const std::vector<at::Tensor>& x) {
-  if (x.size() == 2) Fail("lstm: expects the input, or the input, hidden state and cell state, given 2 inputs");
+  if (x.size() == 2)
+    Fail("lstm: expects the input, or the input, hidden state and cell state, given 2 inputs");
   c10::optional<std::tuple<at::Tensor, at::Tensor>> state;
   if (x.size() == 3) state = std::make_tuple(x[1], x[2]);
   auto [y, hc] = dynamic_cast<torch::nn::LSTMImpl&>(m).forward(x[0], state);
@@ -69,27 +71,32 @@ ModuleOutput CellForward(Module& m, const std::vector<at::Tensor>& x) {
 // A leaf kind made as Impl(options(o)), whose forward is `forward`, taking the input and up to
 // `states` state tensors.
 template <typename Impl, typename MakeOptions>
-ModuleKind Recurrent(std::string name, bool with_fn, std::size_t states, ModuleKind::Forward forward,
-                     MakeOptions options) {
-  return ModuleKind{
-      std::move(name),
-      Specs(with_fn),
-      [options](const OptionSet& o) -> std::shared_ptr<Module> { return std::make_shared<Impl>(options(o)); },
-      std::move(forward),
-      1,
-      1 + states,
-      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
-      nullptr};
+ModuleKind Recurrent(std::string name, bool with_fn, std::size_t states,
+                     ModuleKind::Forward forward, MakeOptions options) {
+  return ModuleKind{std::move(name),
+                    Specs(with_fn),
+                    [options](const OptionSet& o) -> std::shared_ptr<Module> {
+                      return std::make_shared<Impl>(options(o));
+                    },
+                    std::move(forward),
+                    1,
+                    1 + states,
+                    [](const std::shared_ptr<Module>& m) {
+                      return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m));
+                    },
+                    nullptr};
 }
 
 }  // namespace
 
 std::vector<ModuleKind> RecurrentKinds() {
   namespace tnn = torch::nn;
-  return {Recurrent<tnn::RNNImpl>(
-              "rnn", true, 1, HiddenForward<tnn::RNNImpl>,
-              [](const OptionSet& o) { return Common<tnn::RNNOptions>(o).nonlinearity(Nonlinearity(o)); }),
-          Recurrent<tnn::GRUImpl>("gru", false, 1, HiddenForward<tnn::GRUImpl>, Common<tnn::GRUOptions>),
+  return {Recurrent<tnn::RNNImpl>("rnn", true, 1, HiddenForward<tnn::RNNImpl>,
+                                  [](const OptionSet& o) {
+                                    return Common<tnn::RNNOptions>(o).nonlinearity(Nonlinearity(o));
+                                  }),
+          Recurrent<tnn::GRUImpl>("gru", false, 1, HiddenForward<tnn::GRUImpl>,
+                                  Common<tnn::GRUOptions>),
           Recurrent<tnn::LSTMImpl>("lstm", false, 2, CellForward, Common<tnn::LSTMOptions>)};
 }
 

@@ -62,7 +62,8 @@ c10::optional<Mode> SharedMode(const std::string& name) {
 UpsampleModes UpsampleMode(const OptionSet& o) {
   const std::string& name = o.Symbol("mode");
   if (auto mode = SharedMode<UpsampleModes>(name)) return *mode;
-  Fail("%s: unrecognized mode `%s, expecting nearest, linear, bilinear, bicubic or trilinear", o.kind(), name);
+  Fail("%s: unrecognized mode `%s, expecting nearest, linear, bilinear, bicubic or trilinear",
+       o.kind(), name);
 }
 
 InterpolateModes InterpolateMode(const OptionSet& o) {
@@ -70,18 +71,21 @@ InterpolateModes InterpolateMode(const OptionSet& o) {
   if (name == "nearestexact") return torch::kNearestExact;
   if (name == "area") return torch::kArea;
   if (auto mode = SharedMode<InterpolateModes>(name)) return *mode;
-  Fail("%s: unrecognized mode `%s, expecting nearest, linear, bilinear, bicubic, trilinear, nearestexact or area",
-       o.kind(), name);
+  Fail(
+      "%s: unrecognized mode `%s, expecting nearest, linear, bilinear, bicubic, trilinear, "
+      "nearestexact or area",
+      o.kind(), name);
 }
 
 // Option `name`'s values for `dims spatial dimensions (a single value repeated), or as given
 // when dims is 0.
 template <typename T>
-std::vector<T> PerDimension(const OptionSet& o, const char* name, const std::vector<T>& values, std::size_t dims) {
+std::vector<T> PerDimension(const OptionSet& o, const char* name, const std::vector<T>& values,
+                            std::size_t dims) {
   Check(!values.empty(), o, "option `%s is empty", name);
   if (dims == 0 || values.size() == dims) return values;
-  Check(values.size() == 1, o, "option `%s expects 1 or %d values for mode `%s, given %d", name, dims,
-        o.Symbol("mode"), values.size());
+  Check(values.size() == 1, o, "option `%s expects 1 or %d values for mode `%s, given %d", name,
+        dims, o.Symbol("mode"), values.size());
   return std::vector<T>(dims, values[0]);
 }
 
@@ -103,14 +107,15 @@ Resize ResizeOf(const OptionSet& o) {
     AtLeast(o, "size", 1);
     r.size = PerDimension(o, "size", o.Longs("size"), dims);
   } else {
-    for (double s : o.Doubles("scale")) Check(s > 0, o, "option `scale must be positive, given %g", s);
+    for (double s : o.Doubles("scale"))
+      Check(s > 0, o, "option `scale must be positive, given %g", s);
     r.scale = PerDimension(o, "scale", o.Doubles("scale"), dims);
   }
   if (dims > 0) {
     r.align = o.Bool("align");
   } else {
-    Check(!o.Bool("align"), o, "option `align applies to modes linear, bilinear, bicubic and trilinear, not `%s",
-          mode);
+    Check(!o.Bool("align"), o,
+          "option `align applies to modes linear, bilinear, bicubic and trilinear, not `%s", mode);
   }
   return r;
 }
@@ -126,7 +131,8 @@ ModuleKind Upsample() {
   return Leaf<torch::nn::UpsampleImpl>("upsample", ResizeSpecs(), [](const OptionSet& o) {
     const UpsampleModes mode = UpsampleMode(o);
     const Resize r = ResizeOf(o);
-    return torch::nn::UpsampleOptions().size(r.size).scale_factor(r.scale).mode(mode).align_corners(r.align);
+    return torch::nn::UpsampleOptions().size(r.size).scale_factor(r.scale).mode(mode).align_corners(
+        r.align);
   });
 }
 
@@ -159,7 +165,9 @@ template <typename Options>
 Options WithBlocks(const OptionSet& o, Options options) {
   for (const char* positive : {"size", "dilate", "stride"}) AtLeast(o, positive, 1);
   AtLeast(o, "pad", 0);
-  return options.dilation(Expand<2>(o, "dilate")).padding(Expand<2>(o, "pad")).stride(Expand<2>(o, "stride"));
+  return options.dilation(Expand<2>(o, "dilate"))
+      .padding(Expand<2>(o, "pad"))
+      .stride(Expand<2>(o, "stride"));
 }
 
 ModuleKind Fold() {

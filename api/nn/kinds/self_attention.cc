@@ -29,30 +29,40 @@ struct SelfAttentionOptions {
 
 // Scores with a mask applied: filled with -inf where a boolean mask is true, else added to.
 at::Tensor MaskedScores(const at::Tensor& scores, const at::Tensor& mask) {
-  if (mask.scalar_type() == at::kBool) return scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
+  if (mask.scalar_type() == at::kBool)
+    return scores.masked_fill(mask, -std::numeric_limits<double>::infinity());
   return scores + mask;
 }
 
 class SelfAttentionImpl : public KLayer<SelfAttentionImpl> {
  public:
-  SelfAttentionImpl(std::string text, SelfAttentionOptions options) : KLayer(std::move(text)), o_(options) { reset(); }
+  SelfAttentionImpl(std::string text, SelfAttentionOptions options)
+      : KLayer(std::move(text)), o_(options) {
+    reset();
+  }
 
   void reset() override {
-    if (o_.norm) norm_ = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({o_.dim})));
-    in_ = register_module("in", torch::nn::Linear(torch::nn::LinearOptions(o_.dim, 3 * o_.dim).bias(!o_.norm)));
+    if (o_.norm)
+      norm_ = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({o_.dim})));
+    in_ = register_module(
+        "in", torch::nn::Linear(torch::nn::LinearOptions(o_.dim, 3 * o_.dim).bias(!o_.norm)));
     drop_ = register_module("drop", torch::nn::Dropout(o_.dropout));
     out_ = register_module("out", torch::nn::Linear(o_.dim, o_.dim));
   }
 
-  at::Tensor forward(const at::Tensor& x, const at::Tensor& mask = {}, const at::Tensor& padmask = {}) {
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& mask = {},
+                     const at::Tensor& padmask = {}) {
     if (x.dim() != 3 || x.size(2) != o_.dim) {
-      Fail("selfattention: expects input of (batch, sequence, %d), given size %s", o_.dim, c10::str(x.sizes()));
+      Fail("selfattention: expects input of (batch, sequence, %d), given size %s", o_.dim,
+           c10::str(x.sizes()));
     }
     const std::int64_t batch = x.size(0), length = x.size(1), width = o_.dim / o_.heads;
     const at::Tensor y = o_.norm ? norm_(x) : x;
     // Queries, keys and values, each (batch, heads, sequence, width).
-    const std::vector<at::Tensor> qkv = in_(y).view({batch, length, 3, o_.heads, width}).permute({2, 0, 3, 1, 4}).unbind(0);
-    at::Tensor scores = qkv[0].matmul(qkv[1].transpose(-2, -1)) / std::sqrt(static_cast<double>(width));
+    const std::vector<at::Tensor> qkv =
+        in_(y).view({batch, length, 3, o_.heads, width}).permute({2, 0, 3, 1, 4}).unbind(0);
+    at::Tensor scores =
+        qkv[0].matmul(qkv[1].transpose(-2, -1)) / std::sqrt(static_cast<double>(width));
     if (mask.defined()) scores = MaskedScores(scores, mask);
     if (padmask.defined()) scores = MaskedScores(scores, padmask.view({batch, 1, 1, length}));
     const at::Tensor attended = drop_(scores.softmax(-1)).matmul(qkv[2]);
@@ -60,7 +70,8 @@ class SelfAttentionImpl : public KLayer<SelfAttentionImpl> {
   }
 
  protected:
-  FORWARD_HAS_DEFAULT_ARGS({1, torch::nn::AnyValue(at::Tensor())}, {2, torch::nn::AnyValue(at::Tensor())})
+  FORWARD_HAS_DEFAULT_ARGS({1, torch::nn::AnyValue(at::Tensor())},
+                           {2, torch::nn::AnyValue(at::Tensor())})
 
  private:
   SelfAttentionOptions o_;
@@ -73,10 +84,13 @@ std::shared_ptr<torch::nn::Module> Make(const OptionSet& o) {
   AtLeast(o, "dim", 1);
   AtLeast(o, "heads", 1);
   const std::int64_t dim = o.Long("dim"), heads = o.Long("heads");
-  Check(dim % heads == 0, o, "option `dim must be divisible by `heads, given %d and %d", dim, heads);
+  Check(dim % heads == 0, o, "option `dim must be divisible by `heads, given %d and %d", dim,
+        heads);
   const double dropout = o.Double("dropout");
-  Check(dropout >= 0 && dropout <= 1, o, "option `dropout must be between 0 and 1, given %g", dropout);
-  return std::make_shared<SelfAttentionImpl>(KLayerText(o), SelfAttentionOptions{dim, heads, dropout, o.Bool("norm")});
+  Check(dropout >= 0 && dropout <= 1, o, "option `dropout must be between 0 and 1, given %g",
+        dropout);
+  return std::make_shared<SelfAttentionImpl>(
+      KLayerText(o), SelfAttentionOptions{dim, heads, dropout, o.Bool("norm")});
 }
 
 }  // namespace
@@ -85,14 +99,17 @@ std::vector<ModuleKind> SelfAttentionKinds() {
   using torch::nn::Module;
   return {ModuleKind{
       "selfattention",
-      {Required("dim", OptionType::kLong), Required("heads", OptionType::kLong), {"dropout", OptionType::kDouble, 0.0},
+      {Required("dim", OptionType::kLong),
+       Required("heads", OptionType::kLong),
+       {"dropout", OptionType::kDouble, 0.0},
        {"norm", OptionType::kBool, false}},
       Make,
       [](Module& m, const std::vector<at::Tensor>& x) -> ModuleOutput {
         return dynamic_cast<SelfAttentionImpl&>(m).forward(x[0], x.size() > 1 ? x[1] : at::Tensor(),
                                                            x.size() > 2 ? x[2] : at::Tensor());
       },
-      1, 3,
+      1,
+      3,
       [](const std::shared_ptr<Module>& m) {
         return torch::nn::AnyModule(std::dynamic_pointer_cast<SelfAttentionImpl>(m));
       },

@@ -1,7 +1,8 @@
 // The attention and transformer family (ktorch-api.md §2.1):
 //   attention      `dim `heads (required), `dropout 0, `bias 1b, `addbias 0b, `addzero 0b,
 //                  `kdim and `vdim (null: `dim; the two must be equal, as libtorch's forward
-//                  needs keys and values of one size); q;k;v [;padmask [;mask]] -> (output; weights)
+//                  needs keys and values of one size); q;k;v [;padmask [;mask]] -> (output;
+//                  weights)
 //   encoderlayer   `in `heads (required), `dim 2048, `dropout .1, `fn `relu (or `gelu);
 //                  src [;mask [;padmask]] -> output
 //   decoderlayer   the same options; tgt;memory [;tgtmask;memorymask;tgtpadmask;memorypadmask]
@@ -60,8 +61,9 @@ double Probability(const OptionSet& o) {
 // Checks the embedding size `width and `heads are positive, the one divisible by the other.
 void CheckHeads(const OptionSet& o, const char* width) {
   for (const char* positive : {width, "heads"}) AtLeast(o, positive, 1);
-  Check(o.Long(width) % o.Long("heads") == 0, o, "option `%s must be divisible by `heads, given %d and %d", width,
-        o.Long(width), o.Long("heads"));
+  Check(o.Long(width) % o.Long("heads") == 0, o,
+        "option `%s must be divisible by `heads, given %d and %d", width, o.Long(width),
+        o.Long("heads"));
 }
 
 torch::nn::activation_t Activation(const OptionSet& o) {
@@ -90,7 +92,8 @@ StackOptions Stack(const OptionSet& o) {
   AtLeast(o, "layers", 1);
   StackOptions options(layer, o.Long("layers"));
   if (o.Bool("layernorm")) {
-    options.norm(torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({o.Long("in")}))));
+    options.norm(
+        torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({o.Long("in")}))));
   }
   return options;
 }
@@ -133,7 +136,8 @@ ModuleKind Attention() {
         const std::int64_t kdim = Optional<std::int64_t>(o, "kdim").value_or(dim);
         const std::int64_t vdim = Optional<std::int64_t>(o, "vdim").value_or(dim);
         // libtorch's forward asserts keys and values have one size.
-        Check(kdim == vdim, o, "options `kdim and `vdim must be equal, given %d and %d", kdim, vdim);
+        Check(kdim == vdim, o, "options `kdim and `vdim must be equal, given %d and %d", kdim,
+              vdim);
         return std::make_shared<Impl>(torch::nn::MultiheadAttentionOptions(dim, o.Long("heads"))
                                           .dropout(Probability(o))
                                           .bias(o.Bool("bias"))
@@ -144,12 +148,15 @@ ModuleKind Attention() {
       },
       [](Module& m, const std::vector<at::Tensor>& inputs) -> ModuleOutput {
         const std::vector<at::Tensor> x = Padded(inputs, 5);
-        auto [y, weights] = dynamic_cast<Impl&>(m).forward(x[0], x[1], x[2], x[3], /*need_weights=*/true, x[4]);
+        auto [y, weights] =
+            dynamic_cast<Impl&>(m).forward(x[0], x[1], x[2], x[3], /*need_weights=*/true, x[4]);
         return std::vector<at::Tensor>{y, weights};
       },
       3,
       5,
-      [](const std::shared_ptr<Module>& m) { return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m)); },
+      [](const std::shared_ptr<Module>& m) {
+        return torch::nn::AnyModule(std::dynamic_pointer_cast<Impl>(m));
+      },
       nullptr};
 }
 
@@ -166,7 +173,8 @@ ModuleKind Transformer() {
       [](const OptionSet& o) {
         CheckHeads(o, "in");
         for (const char* positive : {"elayers", "dlayers", "dim"}) AtLeast(o, positive, 1);
-        return torch::nn::TransformerOptions(o.Long("in"), o.Long("heads"), o.Long("elayers"), o.Long("dlayers"))
+        return torch::nn::TransformerOptions(o.Long("in"), o.Long("heads"), o.Long("elayers"),
+                                             o.Long("dlayers"))
             .dim_feedforward(o.Long("dim"))
             .dropout(Probability(o))
             .activation(Activation(o));
@@ -178,14 +186,16 @@ ModuleKind Transformer() {
 std::vector<ModuleKind> TransformerKinds() {
   namespace tnn = torch::nn;
   return {Attention(),
-          Masked<tnn::TransformerEncoderLayerImpl, 1, 3>("encoderlayer", LayerSpecs(),
-                                                         Layer<tnn::TransformerEncoderLayerOptions>),
-          Masked<tnn::TransformerDecoderLayerImpl, 2, 6>("decoderlayer", LayerSpecs(),
-                                                         Layer<tnn::TransformerDecoderLayerOptions>),
+          Masked<tnn::TransformerEncoderLayerImpl, 1, 3>(
+              "encoderlayer", LayerSpecs(), Layer<tnn::TransformerEncoderLayerOptions>),
+          Masked<tnn::TransformerDecoderLayerImpl, 2, 6>(
+              "decoderlayer", LayerSpecs(), Layer<tnn::TransformerDecoderLayerOptions>),
           Masked<tnn::TransformerEncoderImpl, 1, 3>(
-              "encoder", StackSpecs(), Stack<tnn::TransformerEncoderOptions, tnn::TransformerEncoderLayerOptions>),
+              "encoder", StackSpecs(),
+              Stack<tnn::TransformerEncoderOptions, tnn::TransformerEncoderLayerOptions>),
           Masked<tnn::TransformerDecoderImpl, 2, 6>(
-              "decoder", StackSpecs(), Stack<tnn::TransformerDecoderOptions, tnn::TransformerDecoderLayerOptions>),
+              "decoder", StackSpecs(),
+              Stack<tnn::TransformerDecoderOptions, tnn::TransformerDecoderLayerOptions>),
           Transformer()};
 }
 
