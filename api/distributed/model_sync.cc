@@ -163,10 +163,7 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g,
   });
   RaiseFailures(fn, g, flags, failure);
   const at::Tensor total = buckets.Unpacked(n + 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    at::Tensor p = parameters[i];
-    p.mutable_grad() = buckets.Unpacked(i).div(total);
-  }
+  for (std::size_t i = 0; i < n; ++i) parameters[i].mutable_grad() = buckets.Unpacked(i).div(total);
   return buckets.Unpacked(n).div(total);
 }
 
