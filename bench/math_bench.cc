@@ -227,11 +227,7 @@ std::vector<kscope::bench::Comparison> Register(const std::vector<Case>& cases,
 int main(int argc, char** argv) {
   at::set_num_threads(1);
   const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
-  if (!session.ok()) {
-    absl::FPrintF(stderr, "math_bench: cannot load %s: %s\n", kscope::testing::kPluginPath,
-                  session.error());
-    return 1;
-  }
+  kscope::bench::ExitUnlessLoaded(session, "math_bench");
   plugin = {session.Function("tensor"), session.Function("free")};
   std::vector<std::string> needed = {"tensor", "free"};
   for (const MathOp& op : MathOps()) needed.push_back(op.name);

@@ -199,11 +199,7 @@ std::vector<kscope::bench::Comparison> RatioTable() {
 int main(int argc, char** argv) {
   at::set_num_threads(1);
   const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
-  if (!session.ok()) {
-    absl::FPrintF(stderr, "plugin_bench: cannot load %s: %s\n", kscope::testing::kPluginPath,
-                  session.error());
-    return 1;
-  }
+  kscope::bench::ExitUnlessLoaded(session, "plugin_bench");
   plugin = {session.Function("tensor"), session.Function("add"), session.Function("free")};
   if (!plugin.tensor || !plugin.add || !plugin.free) {
     absl::FPrintF(stderr, "plugin_bench: %s lacks tensor, add or free\n",

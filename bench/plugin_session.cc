@@ -2,6 +2,7 @@
 #include "bench/plugin_session.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -58,6 +59,12 @@ void PluginSession::CheckClean() const {
     absl::FPrintF(stderr, "warning: the k host reported %d defect(s), the first: %s\n",
                   reports.size(), reports.front().message);
   }
+}
+
+void ExitUnlessLoaded(const PluginSession& session, absl::string_view program) {
+  if (session.ok()) return;
+  absl::FPrintF(stderr, "%s: cannot load the plugin: %s\n", program, session.error());
+  std::exit(1);
 }
 
 void Drop(kabi::K x) {

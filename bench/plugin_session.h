@@ -62,6 +62,10 @@ class PluginSession {
   khost::Library library_;
 };
 
+// Unless `session` loaded the plugin, says so on stderr (naming `program` and why) and exits
+// with status 1: the first thing a benchmark's main does.
+void ExitUnlessLoaded(const PluginSession& session, absl::string_view program);
+
 // r0 of a result the caller owns; nullptr (a failed call) is ignored.
 void Drop(kabi::K x);
 
