@@ -1,9 +1,7 @@
 #include "runtime/errors.h"
 
-#include <utility>
-
 namespace kscope {
 
-void Fail(std::string message) { throw Error(std::move(message)); }
+void Fail(std::string message) { throw Error(message); }
 
 }  // namespace kscope

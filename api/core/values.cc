@@ -31,7 +31,8 @@ Value HostValue(const char* fn, const Object& o) {
 }
 
 Object ObjectOf(Value v) {
-  return std::visit([](auto&& payload) { return Object(std::move(payload)); }, std::move(v));
+  return std::visit([](auto&& payload) { return Object(std::forward<decltype(payload)>(payload)); },
+                    std::move(v));
 }
 
 ObjectClass ClassOf(const Value& v) {

@@ -37,10 +37,7 @@ at::Tensor Buckets::Unpacked(std::size_t i) const {
 
 void Buckets::CopyBack(const std::vector<at::Tensor>& tensors) const {
   at::NoGradGuard no_grad;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    at::Tensor target = tensors[i];
-    target.copy_(Unpacked(i));
-  }
+  for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(Unpacked(i));
 }
 
 }  // namespace kscope::distributed

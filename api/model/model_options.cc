@@ -149,7 +149,10 @@ void ModelOptions::Set(const NamedValues& values) {
   NamedValues merged = set_.Values(true);
   auto assign = [&](const std::string& name, OptionValue value) {
     for (auto& [n, v] : merged) {
-      if (n == name) v = std::move(value);
+      if (n == name) {
+        v = std::move(value);
+        return;
+      }
     }
   };
   absl::flat_hash_set<std::string> seen;

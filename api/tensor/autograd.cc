@@ -97,7 +97,7 @@ void DetachEach(const std::vector<Selected>& selected) {
           s.where);
     }
   }
-  for (Selected s : selected) s.tensor.detach_();
+  for (const Selected& s : selected) s.tensor.detach_();
 }
 
 }  // namespace
