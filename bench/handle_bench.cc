@@ -17,7 +17,7 @@
 // Run:  ./build/bench/kscope_bench
 //       ./build/bench/kscope_bench --benchmark_min_time=0.2
 // Any Google Benchmark flag works (--benchmark_filter=add, --benchmark_repetitions=5: the
-// ratios then use the mean of the repetitions).
+// ratios then use the median of the repetitions).
 #include <cstdint>
 #include <vector>
 

@@ -21,9 +21,8 @@
 // OMP_NUM_THREADS=1 as well so that a BLAS reading it at load time agrees.
 //
 // Run:  ninja -C build math_bench && OMP_NUM_THREADS=1 ./build/bench/math_bench
-// Any Google Benchmark flag works (--benchmark_repetitions=5: the ratios use the mean).
+// Any Google Benchmark flag works (--benchmark_repetitions=5: the ratios use the median).
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -42,14 +41,11 @@
 #include "bench/ratio_report.h"
 #include "kscope/kscope.h"
 #include "tests/build_paths.h"
-#include "tests/khost/khost.h"
 
 namespace {
 
-using kabi::K;
-using kscope::bench::Drop;
+using kscope::bench::PluginCalls;
 using kscope::bench::PluginFn;
-using kscope::bench::SkipIfFailed;
 
 // One operation, its inputs' shape at each size (all its inputs share it) and its two C++ forms.
 struct MathOp {
@@ -106,32 +102,6 @@ struct Case {
   }
 };
 
-// The plugin's functions, called directly; set by main before any benchmark runs.
-struct PluginFunctions {
-  PluginFn tensor = nullptr;
-  PluginFn free = nullptr;
-};
-PluginFunctions plugin;
-
-// k data holding a contiguous float tensor's values, as q holds them: a real vector for one
-// dimension, a general list of real vectors (the rows) for two. The caller owns the result.
-K KFromTensor(const at::Tensor& t) {
-  if (t.dim() == 1) {
-    K v = kabi::ktn(kabi::kReal, t.numel());
-    std::memcpy(kabi::Reals(v), t.data_ptr<float>(), t.numel() * sizeof(float));
-    return v;
-  }
-  K rows = kabi::ktn(kabi::kMixed, t.size(0));
-  for (std::int64_t i = 0; i < t.size(0); ++i) kabi::Items(rows)[i] = KFromTensor(t[i]);
-  return rows;
-}
-
-// The plugin's argument for an operation: the one input itself, or the list (a;b) of two.
-// Takes the inputs over.
-K Argument(const std::vector<K>& inputs) {
-  return inputs.size() == 1 ? inputs[0] : kq::List(inputs);
-}
-
 void Raw(benchmark::State& state, const Case& c) {
   const std::vector<at::Tensor> x = c.Inputs();
   for (auto _ : state) {
@@ -145,50 +115,6 @@ void Api(benchmark::State& state, const Case& c) {
   for (const at::Tensor& t : c.Inputs()) handles.push_back(kscope::tensor(t));
   for (auto _ : state) kscope::free(c.op->api(handles));
   kscope::free(handles);
-}
-
-// free p, then r0 of both p and free's result, as q would.
-void FreePointer(K p) {
-  Drop(plugin.free(p));
-  kabi::r0(p);
-}
-
-// Per iteration: r:op args; free r.
-void PluginOnPointers(benchmark::State& state, const Case& c, PluginFn op) {
-  khost::ClearError();
-  std::vector<K> pointers;
-  for (const at::Tensor& t : c.Inputs()) {
-    const khost::KRef data(KFromTensor(t));
-    K p = plugin.tensor(data.get());
-    if (p == nullptr) {
-      for (K made : pointers) FreePointer(made);
-      SkipIfFailed(state);
-      return;
-    }
-    pointers.push_back(p);
-  }
-  const khost::KRef args(Argument(pointers));
-  for (auto _ : state) {
-    K r = op(args.get());
-    if (r == nullptr) break;
-    FreePointer(r);
-  }
-  SkipIfFailed(state);
-  Drop(plugin.free(args.get()));  // the inputs' tensors
-}
-
-// Per iteration: r:op data; r0 r.
-void PluginOnData(benchmark::State& state, const Case& c, PluginFn op) {
-  std::vector<K> data;
-  for (const at::Tensor& t : c.Inputs()) data.push_back(KFromTensor(t));
-  const khost::KRef args(Argument(data));
-  khost::ClearError();
-  for (auto _ : state) {
-    K r = op(args.get());
-    if (r == nullptr) break;
-    kabi::r0(r);
-  }
-  SkipIfFailed(state);
 }
 
 std::vector<Case> Cases() {
@@ -207,10 +133,13 @@ std::vector<kscope::bench::Comparison> Register(const std::vector<Case>& cases,
   std::vector<kscope::bench::Comparison> table;
   for (const Case& c : cases) {
     const PluginFn op = session.Function(c.op->name);
+    const PluginCalls plugin = session.Calls();
+    const std::vector<at::Tensor> inputs = c.Inputs();
     benchmark::RegisterBenchmark(c.Name("raw").c_str(), Raw, c);
     benchmark::RegisterBenchmark(c.Name("api").c_str(), Api, c);
-    benchmark::RegisterBenchmark(c.Name("plugin_ptr").c_str(), PluginOnPointers, c, op);
-    benchmark::RegisterBenchmark(c.Name("plugin_k").c_str(), PluginOnData, c, op);
+    benchmark::RegisterBenchmark(c.Name("plugin_ptr").c_str(), kscope::bench::CallOnPointers,
+                                 plugin, op, inputs);
+    benchmark::RegisterBenchmark(c.Name("plugin_k").c_str(), kscope::bench::CallOnData, op, inputs);
     const std::string what = absl::StrCat(c.op->name, " ", c.size);
     const std::string raw = c.Name("raw");
     table.push_back({what + ", api/raw", c.Name("api"), raw, 1, 0, "api", "raw"});
@@ -228,7 +157,6 @@ int main(int argc, char** argv) {
   at::set_num_threads(1);
   const kscope::bench::PluginSession session(kscope::testing::kPluginPath);
   kscope::bench::ExitUnlessLoaded(session, "math_bench");
-  plugin = {session.Function("tensor"), session.Function("free")};
   std::vector<std::string> needed = {"tensor", "free"};
   for (const MathOp& op : MathOps()) needed.push_back(op.name);
   for (const std::string& name : needed) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -76,6 +77,73 @@ void SkipIfFailed(benchmark::State& state) {
   if (!error) return;
   khost::ClearError();
   state.SkipWithError(("plugin: " + *error).c_str());
+}
+
+kabi::K KFromFloats(const at::Tensor& t) {
+  if (t.dim() == 1) {
+    kabi::K v = kabi::ktn(kabi::kReal, t.numel());
+    std::memcpy(kabi::Reals(v), t.data_ptr<float>(), t.numel() * sizeof(float));
+    return v;
+  }
+  kabi::K rows = kabi::ktn(kabi::kMixed, t.size(0));
+  for (std::int64_t i = 0; i < t.size(0); ++i) kabi::Items(rows)[i] = KFromFloats(t[i]);
+  return rows;
+}
+
+namespace {
+
+// The argument of a call on `inputs` (taken over): the one input itself, or the list of all.
+kabi::K Argument(const std::vector<kabi::K>& inputs) {
+  return inputs.size() == 1 ? inputs[0] : kq::List(inputs);
+}
+
+}  // namespace
+
+void CallAndFree(benchmark::State& state, const PluginCalls& plugin, PluginFn op, kabi::K arg) {
+  khost::ClearError();
+  for (auto _ : state) {
+    kabi::K r = op(arg);
+    if (r == nullptr) break;
+    Drop(plugin.free(r));
+    kabi::r0(r);
+  }
+  SkipIfFailed(state);
+}
+
+void CallOnPointers(benchmark::State& state, const PluginCalls& plugin, PluginFn op,
+                    const std::vector<at::Tensor>& inputs) {
+  khost::ClearError();
+  std::vector<kabi::K> pointers;
+  for (const at::Tensor& t : inputs) {
+    const khost::KRef data(KFromFloats(t));
+    kabi::K p = plugin.tensor(data.get());
+    if (p == nullptr) break;
+    pointers.push_back(p);
+  }
+  if (pointers.size() < inputs.size()) {
+    for (kabi::K p : pointers) {
+      Drop(plugin.free(p));
+      kabi::r0(p);
+    }
+    SkipIfFailed(state);
+    return;
+  }
+  const khost::KRef args(Argument(pointers));
+  CallAndFree(state, plugin, op, args.get());
+  Drop(plugin.free(args.get()));  // the inputs' tensors
+}
+
+void CallOnData(benchmark::State& state, PluginFn op, const std::vector<at::Tensor>& inputs) {
+  std::vector<kabi::K> data;
+  for (const at::Tensor& t : inputs) data.push_back(KFromFloats(t));
+  const khost::KRef args(Argument(data));
+  khost::ClearError();
+  for (auto _ : state) {
+    kabi::K r = op(args.get());
+    if (r == nullptr) break;
+    kabi::r0(r);
+  }
+  SkipIfFailed(state);
 }
 
 }  // namespace kscope::bench

@@ -13,6 +13,11 @@
 // CheckClean(), once at the end of main: free[] in the plugin and kscope::free() in the root
 // scope, then a warning on stderr for each sign of a leak or a fault — a pending plugin error,
 // rows left in obj[], live handles, host reports. It never fails the program: the times stand.
+// Several sessions may live in one program (kscope's ktorch.so beside the real ktorch's: each
+// .so is loaded RTLD_LOCAL and binds only its k symbols to the host).
+//
+// The per-call loops (CallAndFree, CallOnPointers, CallOnData) time one plugin function as a q
+// user calls it, with any plugin that has ktorch's `tensor` and `free`.
 //
 // The host's allocator stands in for q's: every k object the plugin builds or r0s goes through
 // the host's registry, so a plugin time includes the host's allocation cost, which in q would be
@@ -24,7 +29,9 @@
 #define KSCOPE_BENCH_PLUGIN_SESSION_H_
 
 #include <string>
+#include <vector>
 
+#include <ATen/core/Tensor.h>
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/string_view.h"
@@ -37,6 +44,12 @@ namespace kscope::bench {
 // with an error pending in the host when it signalled one).
 using PluginFn = kabi::K (*)(kabi::K);
 
+// A plugin's own tensor and free: what the per-call loops need besides the function they time.
+struct PluginCalls {
+  PluginFn tensor = nullptr;
+  PluginFn free = nullptr;
+};
+
 class PluginSession {
  public:
   explicit PluginSession(const std::string& path);
@@ -48,6 +61,8 @@ class PluginSession {
 
   // The C function exported as `name` (nullptr if none, or not of rank 1).
   PluginFn Function(absl::string_view name) const;
+  // Its tensor and free (either nullptr if missing).
+  PluginCalls Calls() const { return {Function("tensor"), Function("free")}; }
 
   // free[], kscope::free(), and a warning on stderr for anything left over (see above).
   void CheckClean() const;
@@ -72,6 +87,20 @@ void Drop(kabi::K x);
 // Ends `state` as failed ("plugin: <message>") if the plugin signalled an error, a pending krr
 // that q would raise; clears it. A benchmark clears errors before its loop and calls this after.
 void SkipIfFailed(benchmark::State& state);
+
+// k data holding a contiguous float tensor's values as q holds them: a real vector for one
+// dimension, a general list of real vectors (the rows) for two. The caller owns the result.
+kabi::K KFromFloats(const at::Tensor& t);
+
+// Per iteration: r:op arg; free r; each owned result r0'd, as q would. `arg` stays the caller's.
+void CallAndFree(benchmark::State& state, const PluginCalls& plugin, PluginFn op, kabi::K arg);
+// CallAndFree on pointers: each of `inputs` made a pointer by the plugin's tensor (outside the
+// timing), op given the one pointer or the list (a;b;...), the pointers freed at the end.
+void CallOnPointers(benchmark::State& state, const PluginCalls& plugin, PluginFn op,
+                    const std::vector<at::Tensor>& inputs);
+// Per iteration: r:op data; r0 r — the inputs as k data (KFromFloats), one or a list of them,
+// and k data back: the q user's path without pointers.
+void CallOnData(benchmark::State& state, PluginFn op, const std::vector<at::Tensor>& inputs);
 
 }  // namespace kscope::bench
 

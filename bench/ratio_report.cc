@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -13,8 +14,8 @@
 namespace kscope::bench {
 namespace {
 
-// The console reporter, also recording each benchmark's real time per iteration: the mean over
-// its repetitions (Google Benchmark's own mean aggregate when it reports one).
+// The console reporter, also recording each benchmark's real time per iteration: the median
+// over its repetitions (Google Benchmark's own median aggregate when it reports one).
 class RecordingReporter : public benchmark::ConsoleReporter {
  public:
   using ConsoleReporter::ConsoleReporter;
@@ -26,35 +27,34 @@ class RecordingReporter : public benchmark::ConsoleReporter {
       const double seconds =
           run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
       if (run.run_type == Run::RT_Iteration) {
-        Timing& timing = timings_[NameOf(run)];
-        timing.total_seconds += seconds;
-        ++timing.runs;
-      } else if (run.aggregate_name == "mean") {
-        // The same mean; the only record left under --benchmark_report_aggregates_only.
-        timings_[NameOf(run)] = Timing{seconds, 1};
+        samples_[NameOf(run)].push_back(seconds);
+      } else if (run.aggregate_name == "median") {
+        // The only record left under --benchmark_report_aggregates_only.
+        medians_[NameOf(run)] = seconds;
       }
     }
   }
 
-  // Mean seconds per iteration of `name` (e.g. "BM_KscopeScope/16"); nullopt if it did not run.
+  // Median seconds per iteration of `name` (e.g. "BM_KscopeScope/16"); nullopt if it did not
+  // run.
   std::optional<double> Seconds(const std::string& name) const {
-    auto it = timings_.find(name);
-    if (it == timings_.end()) return std::nullopt;
-    return it->second.total_seconds / it->second.runs;
+    if (auto it = medians_.find(name); it != medians_.end()) return it->second;
+    auto it = samples_.find(name);
+    if (it == samples_.end()) return std::nullopt;
+    std::vector<double> sorted = it->second;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 
  private:
-  struct Timing {
-    double total_seconds = 0;
-    int runs = 0;
-  };
-
   static std::string NameOf(const Run& run) {
     const benchmark::BenchmarkName& name = run.run_name;
     return name.args.empty() ? name.function_name : name.function_name + "/" + name.args;
   }
 
-  std::map<std::string, Timing> timings_;
+  std::map<std::string, std::vector<double>> samples_;
+  std::map<std::string, double> medians_;
 };
 
 std::string FormatTime(double seconds) {
@@ -74,9 +74,20 @@ void PrintComparison(const RecordingReporter& reporter, const Comparison& c) {
   const std::optional<double> baseline = reporter.Seconds(c.baseline);
   if (!baseline) return;
   const double baseline_time = *baseline / c.per;
-  absl::PrintF("%-32s %s %s, %s %s, ratio %.2f", c.label + ":", c.subject_name,
-               FormatTime(subject_time), c.baseline_name, FormatTime(baseline_time),
-               subject_time / baseline_time);
+  absl::PrintF("%-32s %s %s, %s %s, ", c.label + ":", c.subject_name, FormatTime(subject_time),
+               c.baseline_name, FormatTime(baseline_time));
+  if (c.floor.empty()) {
+    absl::PrintF("ratio %.2f", subject_time / baseline_time);
+  } else {
+    const std::optional<double> floor = reporter.Seconds(c.floor);
+    if (!floor) {
+      absl::PrintF("(%s did not run)\n", c.floor_name);
+      return;
+    }
+    const double floor_time = *floor / c.per;
+    absl::PrintF("%s %s, overhead ratio %.2f", c.floor_name, FormatTime(floor_time),
+                 (subject_time - floor_time) / (baseline_time - floor_time));
+  }
   if (c.target > 0) absl::PrintF(" (target <= %.2f)", c.target);
   absl::PrintF("\n");
 }

@@ -1,9 +1,10 @@
 // kscope::Handle — the user's name for one entry of the handle table.
 //
 // A Handle is a plain value (an id); copying it copies the name, not the object. The object
-// behind it is owned by the handle table, and the entry by a scope. Ids start at 1 and are
-// never reused: once its entry is freed or consumed, a Handle stays stale forever and every
-// use fails with "stale pointer". Handle{} (id 0) names nothing. Thread-safe (immutable).
+// behind it is owned by the handle table, and the entry by a scope. Ids are positive, grow with
+// every creation and are never reused (runtime/handle_table.h): once its entry is freed or
+// consumed, a Handle stays stale forever and every use fails with "stale pointer". Handle{}
+// (id 0) names nothing. Thread-safe (immutable).
 #ifndef KSCOPE_RUNTIME_HANDLE_H_
 #define KSCOPE_RUNTIME_HANDLE_H_
 

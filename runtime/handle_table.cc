@@ -6,12 +6,6 @@
 #include "runtime/errors.h"
 
 namespace kscope {
-namespace {
-
-// An owner's id list is compacted once this many ids have left it and they are the majority.
-constexpr std::size_t kCompactAfter = 32;
-
-}  // namespace
 
 HandleTable& HandleTable::Global() {
   static HandleTable* const table = [] {
@@ -25,7 +19,27 @@ HandleTable& HandleTable::Global() {
   return *table;
 }
 
-HandleTable::OwnedIds* HandleTable::ListOf(OwnerId owner) {
+const HandleTable::Entry* HandleTable::Lookup(Handle h) const {
+  const std::uint32_t slot = SlotOf(h.id());
+  if (h.is_null() || slot >= entries_.size() || entries_[slot].id != h.id()) return nullptr;
+  return &entries_[slot];
+}
+
+HandleTable::Entry* HandleTable::Lookup(Handle h) {
+  return const_cast<Entry*>(std::as_const(*this).Lookup(h));
+}
+
+const HandleTable::Entry& HandleTable::Find(Handle h) const {
+  const Entry* e = Lookup(h);
+  if (e == nullptr) Fail(kStalePointer);
+  return *e;
+}
+
+HandleTable::Entry& HandleTable::Find(Handle h) {
+  return const_cast<Entry&>(std::as_const(*this).Find(h));
+}
+
+HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
   if (last_list_ == nullptr || last_owner_ != owner) {
     last_owner_ = owner;
     last_list_ = &owned_[owner];
@@ -33,12 +47,73 @@ HandleTable::OwnedIds* HandleTable::ListOf(OwnerId owner) {
   return last_list_;
 }
 
+void HandleTable::Link(std::uint32_t slot, OwnedList* list) {
+  Entry& e = entries_[slot];
+  e.listed_in = list;
+  e.previous = list->last;
+  e.next = kNoSlot;
+  if (list->last == kNoSlot) {
+    list->first = slot;
+  } else {
+    entries_[list->last].next = slot;
+  }
+  list->last = slot;
+}
+
+void HandleTable::Unlink(std::uint32_t slot) {
+  Entry& e = entries_[slot];
+  OwnedList* list = e.listed_in;
+  if (e.previous == kNoSlot) {
+    list->first = e.next;
+  } else {
+    entries_[e.previous].next = e.next;
+  }
+  if (e.next == kNoSlot) {
+    list->last = e.previous;
+  } else {
+    entries_[e.next].previous = e.previous;
+  }
+  e.listed_in = nullptr;
+}
+
 std::uint64_t HandleTable::Insert(Object object, OwnerId owner, int depth, const char* origin) {
-  const std::uint64_t id = next_id_++;
-  OwnedIds* list = ListOf(owner);
-  entries_.try_emplace(id, Entry{std::move(object), owner, list, depth, origin});
-  list->ids.push_back(id);
+  constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << (63 - kSlotBits);
+  if (next_sequence_ >= kMaxSequence) {
+    Fail("handle table: %d handles created, the most one process can create", kMaxSequence - 1);
+  }
+  std::uint32_t slot = free_slots_;
+  if (slot != kNoSlot) {
+    free_slots_ = entries_[slot].next;
+  } else {
+    if (entries_.size() >= (std::size_t{1} << kSlotBits)) {
+      Fail("handle table: %d live handles, the most it can hold at once", entries_.size());
+    }
+    slot = static_cast<std::uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  const std::uint64_t id = (next_sequence_++ << kSlotBits) | slot;
+  Entry& e = entries_[slot];
+  e.object = std::move(object);
+  e.id = id;
+  e.owner = owner;
+  e.origin = origin;
+  e.depth = depth;
+  Link(slot, ListOf(owner));
+  ++live_;
+  last_id_ = id;
   return id;
+}
+
+Object HandleTable::Erase(Entry& e) {
+  const std::uint32_t slot = SlotOf(e.id);
+  Unlink(slot);
+  Object object = std::move(e.object);
+  e.object = Object();
+  e.id = 0;
+  e.next = free_slots_;
+  free_slots_ = slot;
+  --live_;
+  return object;
 }
 
 Handle HandleTable::Add(Object object, OwnerId owner, int depth, const char* origin) {
@@ -47,77 +122,52 @@ Handle HandleTable::Add(Object object, OwnerId owner, int depth, const char* ori
 }
 
 bool HandleTable::Contains(Handle h) const {
-  absl::MutexLock lock(&mu_);
-  return entries_.contains(h.id());
+  absl::ReaderMutexLock lock(&mu_);
+  return Lookup(h) != nullptr;
+}
+
+std::optional<ObjectClass> HandleTable::ClassOf(Handle h) const {
+  absl::ReaderMutexLock lock(&mu_);
+  const Entry* e = Lookup(h);
+  if (e == nullptr) return std::nullopt;
+  return e->object.object_class();
 }
 
 std::size_t HandleTable::size() const {
-  absl::MutexLock lock(&mu_);
-  return entries_.size();
+  absl::ReaderMutexLock lock(&mu_);
+  return live_;
 }
 
 std::uint64_t HandleTable::LastId() const {
-  absl::MutexLock lock(&mu_);
-  return next_id_ - 1;
-}
-
-const HandleTable::Entry& HandleTable::Find(Handle h) const {
-  auto it = entries_.find(h.id());
-  if (it == entries_.end()) Fail(kStalePointer);
-  return it->second;
+  absl::ReaderMutexLock lock(&mu_);
+  return last_id_;
 }
 
 Object HandleTable::Get(Handle h) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return Find(h).object.share();
 }
 
 void HandleTable::ReadMany(absl::Span<const Handle> handles,
                            absl::FunctionRef<void(std::size_t, const Object&)> f) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   for (std::size_t i = 0; i < handles.size(); ++i) f(i, Find(handles[i]).object);
 }
 
 EntryInfo HandleTable::Info(Handle h) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   const Entry& e = Find(h);
   return EntryInfo{h, e.object.object_class(), e.owner, e.depth, e.origin};
 }
 
 void HandleTable::Read(Handle h, absl::FunctionRef<void(const Object&)> f) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   f(Find(h).object);
-}
-
-void HandleTable::Depart(OwnedIds* list, OwnerId owner) {
-  OwnedIds& owned = *list;
-  if (++owned.departed < kCompactAfter || owned.departed * 2 < owned.ids.size()) return;
-  auto stays = [&](std::uint64_t id) {
-    auto e = entries_.find(id);
-    return e != entries_.end() && e->second.owner == owner;
-  };
-  owned.ids.erase(std::remove_if(owned.ids.begin(), owned.ids.end(),
-                                 [&](std::uint64_t id) { return !stays(id); }),
-                  owned.ids.end());
-  owned.departed = 0;
-}
-
-Object HandleTable::Erase(std::uint64_t id) { return Erase(entries_.find(id)); }
-
-Object HandleTable::Erase(EntryMap::iterator it) {
-  Object object = std::move(it->second.object);
-  const OwnerId owner = it->second.owner;
-  OwnedIds* list = it->second.listed_in;
-  entries_.erase(it);
-  Depart(list, owner);
-  return object;
 }
 
 Object HandleTable::Release(Handle h) {
   absl::MutexLock lock(&mu_);
-  auto it = entries_.find(h.id());
-  if (it == entries_.end()) Fail(kStalePointer);
-  return Erase(it);
+  return Erase(Find(h));
 }
 
 std::vector<Object> HandleTable::ReleaseAll(absl::Span<const Handle> handles,
@@ -125,14 +175,14 @@ std::vector<Object> HandleTable::ReleaseAll(absl::Span<const Handle> handles,
   std::vector<Object> released;
   absl::MutexLock lock(&mu_);
   for (std::size_t i = 0; i < handles.size(); ++i) {
-    if (!entries_.contains(handles[i].id())) {
+    if (Lookup(handles[i]) == nullptr) {
       on_stale(i);
       Fail(kStalePointer);  // on_stale must throw; this keeps the contract if it does not
     }
   }
   released.reserve(handles.size());
   for (Handle h : handles) {
-    if (entries_.contains(h.id())) released.push_back(Erase(h.id()));
+    if (Entry* e = Lookup(h)) released.push_back(Erase(*e));
   }
   return released;
 }
@@ -142,33 +192,25 @@ std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
   absl::MutexLock lock(&mu_);
   auto it = owned_.find(owner);
   if (it == owned_.end()) return released;
-  const std::vector<std::uint64_t> ids = std::move(it->second.ids);
-  if (owner == kRootOwner) {
-    it->second = OwnedIds{};
-  } else {
+  for (std::uint32_t slot = it->second.last; slot != kNoSlot; slot = it->second.last) {
+    released.push_back(Erase(entries_[slot]));
+  }
+  if (owner != kRootOwner) {
     if (last_list_ == &it->second) last_list_ = nullptr;
     owned_.erase(it);
-  }
-  for (auto id = ids.rbegin(); id != ids.rend(); ++id) {
-    auto e = entries_.find(*id);
-    if (e == entries_.end() || e->second.owner != owner) continue;
-    released.push_back(std::move(e->second.object));
-    entries_.erase(e);
   }
   return released;
 }
 
 bool HandleTable::MoveIfOwnedBy(Handle h, OwnerId from, OwnerId to, int depth) {
   absl::MutexLock lock(&mu_);
-  auto it = entries_.find(h.id());
-  if (it == entries_.end() || it->second.owner != from) return false;
-  OwnedIds* left = it->second.listed_in;
-  OwnedIds* joined = ListOf(to);
-  it->second.owner = to;
-  it->second.listed_in = joined;
-  it->second.depth = depth;
-  joined->ids.push_back(h.id());
-  Depart(left, from);
+  Entry* e = Lookup(h);
+  if (e == nullptr || e->owner != from) return false;
+  const std::uint32_t slot = SlotOf(h.id());
+  Unlink(slot);
+  Link(slot, ListOf(to));
+  e->owner = to;
+  e->depth = depth;
   return true;
 }
 
@@ -178,20 +220,19 @@ Object HandleTable::Replace(Handle h, Object object, absl::Span<const Handle> co
   Find(h);
   for (Handle c : consumed) Find(c);
   for (Handle c : consumed) {
-    if (c != h && entries_.contains(c.id())) released->push_back(Erase(c.id()));
+    if (c == h) continue;
+    if (Entry* e = Lookup(c)) released->push_back(Erase(*e));
   }
-  std::swap(entries_.find(h.id())->second.object, object);
+  std::swap(Find(h).object, object);
   return object;
 }
 
 Object HandleTable::Transfer(Handle src, Handle dst) {
   absl::MutexLock lock(&mu_);
-  Find(src);
-  auto dst_entry = entries_.find(dst.id());
-  if (dst_entry == entries_.end()) Fail(kStalePointer);
-  Object old = std::move(dst_entry->second.object);
-  // Erase may rehash nothing (it only removes), so dst_entry stays valid.
-  dst_entry->second.object = Erase(src.id());
+  Entry& from = Find(src);
+  Entry& to = Find(dst);
+  Object old = std::move(to.object);
+  to.object = Erase(from);
   return old;
 }
 
@@ -200,7 +241,7 @@ Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object object, Ow
   absl::MutexLock lock(&mu_);
   for (Handle h : consumed) Find(h);
   for (Handle h : consumed) {
-    if (entries_.contains(h.id())) released->push_back(Erase(h.id()));
+    if (Entry* e = Lookup(h)) released->push_back(Erase(*e));
   }
   return Handle(Insert(std::move(object), owner, depth, origin));
 }
@@ -208,11 +249,13 @@ Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object object, Ow
 std::vector<std::pair<EntryInfo, Object>> HandleTable::Snapshot() const {
   std::vector<std::pair<EntryInfo, Object>> rows;
   {
-    absl::MutexLock lock(&mu_);
-    rows.reserve(entries_.size());
-    for (const auto& [id, e] : entries_) {
-      rows.emplace_back(EntryInfo{Handle(id), e.object.object_class(), e.owner, e.depth, e.origin},
-                        e.object.share());
+    absl::ReaderMutexLock lock(&mu_);
+    rows.reserve(live_);
+    for (const Entry& e : entries_) {
+      if (e.id == 0) continue;
+      rows.emplace_back(
+          EntryInfo{Handle(e.id), e.object.object_class(), e.owner, e.depth, e.origin},
+          e.object.share());
     }
   }
   std::sort(rows.begin(), rows.end(),

@@ -2,25 +2,31 @@
 //
 // Each entry holds one strong reference to its Object, the object's class, its owner (a scope
 // id; 0 is the root scope), the owner's depth (0 = root) and the API call that created it.
-// Ids are handed out from 1 upwards and never reused: a removed id is stale for the life of
-// the process and every lookup of it throws kscope::Error("stale pointer").
+// Entries live in slots of one array; a handle's id is its creation sequence number (1, 2, ...)
+// shifted left past the slot's index, so ids grow with every creation, are never reused (a
+// removed id is stale for the life of the process: every lookup of it throws
+// kscope::Error("stale pointer")), and a lookup is an index and one comparison, no hashing.
+// Limits, each a clear error when reached: 2^22 (4,194,304) live handles at once, 2^41 (about
+// 2.2e12) creations in one process.
 //
-// For each owner the table keeps the ids it owns in creation order, so an owner's handles can
-// be released newest first in time linear in their number; ids that left the owner (freed,
-// consumed, handed off) are skipped and compacted away lazily.
+// Each owner's entries form a list in the order they joined it (creation, or hand-off), linked
+// through the slots: joining, leaving and releasing an owner's handles newest first cost
+// constant time per handle, with no allocation once the array has grown to the peak number of
+// live handles.
 //
 // Thread-safety: every method is safe to call from any thread; one absl::Mutex guards the
-// table. Objects removed from the table are returned to the caller so that their (possibly
-// expensive) destruction happens after the lock is released. The table knows nothing of
-// scope policy: which owner is current, strictness and hand-off rules live in scope/.
+// table, taken shared by the methods that only read. Objects removed from the table are
+// returned to the caller so that their (possibly expensive) destruction happens after the lock
+// is released. The table knows nothing of scope policy: which owner is current, strictness and
+// hand-off rules live in scope/.
 #ifndef KSCOPE_RUNTIME_HANDLE_TABLE_H_
 #define KSCOPE_RUNTIME_HANDLE_TABLE_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
@@ -57,6 +63,8 @@ class HandleTable {
   Handle Add(Object object, OwnerId owner, int depth, const char* origin);
 
   bool Contains(Handle h) const;
+  // h's class, or nullopt when h is stale (never throws): one read for "is it a live vector?".
+  std::optional<ObjectClass> ClassOf(Handle h) const;
   std::size_t size() const;
   // The highest id handed out so far (0 before the first): handles created later have higher
   // ids (a leak check's checkpoint).
@@ -80,7 +88,8 @@ class HandleTable {
   // once. On a stale handle nothing is removed and `on_stale(index)` is called, which must throw.
   std::vector<Object> ReleaseAll(absl::Span<const Handle> handles,
                                  absl::FunctionRef<void(std::size_t)> on_stale);
-  // Removes every handle `owner` still owns and returns their objects newest first.
+  // Removes every handle `owner` still owns and returns their objects newest first (the
+  // reverse of the order they joined it).
   std::vector<Object> ReleaseOwned(OwnerId owner);
 
   // Moves h to `to` at `depth` if it is owned by `from`; returns whether it moved.
@@ -104,38 +113,54 @@ class HandleTable {
   std::vector<std::pair<EntryInfo, Object>> Snapshot() const;
 
  private:
-  struct OwnedIds {
-    std::vector<std::uint64_t> ids;  // creation order; may hold ids that left
-    std::size_t departed = 0;        // how many of `ids` have left
+  static constexpr int kSlotBits = 22;
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
+  // The entries an owner holds, linked through their slots in the order they joined.
+  struct OwnedList {
+    std::uint32_t first = kNoSlot;
+    std::uint32_t last = kNoSlot;
   };
   struct Entry {
     Object object;
-    OwnerId owner;
-    OwnedIds* listed_in;  // owner's list (stable: owned_ is a node map)
-    int depth;
-    const char* origin;
+    std::uint64_t id = 0;  // 0: the slot is free
+    OwnerId owner = kRootOwner;
+    OwnedList* listed_in = nullptr;  // owner's list (stable: owned_ is a node map)
+    const char* origin = nullptr;
+    int depth = 0;
+    std::uint32_t previous = kNoSlot;  // in the owner's list
+    std::uint32_t next = kNoSlot;      // in the owner's list, or the free list
   };
 
-  const Entry& Find(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  using EntryMap = absl::flat_hash_map<std::uint64_t, Entry>;
+  // The slot of live handle h, or nullptr.
+  const Entry* Lookup(Handle h) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  Entry* Lookup(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same, throwing "stale pointer" for a stale h.
+  const Entry& Find(Handle h) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  Entry& Find(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static std::uint32_t SlotOf(std::uint64_t id) {
+    return static_cast<std::uint32_t>(id & ((std::uint64_t{1} << kSlotBits) - 1));
+  }
 
-  // Removes a live entry, updating its owner's list; returns its object.
-  Object Erase(std::uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Object Erase(EntryMap::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The id list of `owner`, created on first use; remembers the last owner asked for, since
-  // consecutive creations nearly always share one.
-  OwnedIds* ListOf(OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Notes that an id left `list` (owned by `owner`); compacts the list when most ids left.
-  void Depart(OwnedIds* list, OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::uint64_t Insert(Object object, OwnerId owner, int depth, const char* origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Frees a live entry's slot; returns its object.
+  Object Erase(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The list of `owner`, created on first use; remembers the last owner asked for, since
+  // consecutive creations nearly always share one.
+  OwnedList* ListOf(OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Link(std::uint32_t slot, OwnedList* list) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Unlink(std::uint32_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  std::uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
-  EntryMap entries_ ABSL_GUARDED_BY(mu_);
-  absl::node_hash_map<OwnerId, OwnedIds> owned_ ABSL_GUARDED_BY(mu_);
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
+  std::uint32_t free_slots_ ABSL_GUARDED_BY(mu_) = kNoSlot;  // linked through Entry::next
+  std::size_t live_ ABSL_GUARDED_BY(mu_) = 0;
+  std::uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  std::uint64_t last_id_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::node_hash_map<OwnerId, OwnedList> owned_ ABSL_GUARDED_BY(mu_);
   OwnerId last_owner_ ABSL_GUARDED_BY(mu_) = kRootOwner;
-  OwnedIds* last_list_ ABSL_GUARDED_BY(mu_) = nullptr;
+  OwnedList* last_list_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace kscope

@@ -74,9 +74,12 @@ TEST_F(PointerTest, FreeListsAndDictionariesValidateFirst) {
             }),
             "free: stale pointer, key[`y] of given dictionary");
   EXPECT_TRUE(mapped(a));
+  EXPECT_EQ(class_if_mapped(a), ObjectClass::kTensor);
+  EXPECT_EQ(class_if_mapped(gone), std::nullopt);
   kscope::free(std::vector<Handle>{a, b, a});  // duplicates tolerated
   EXPECT_FALSE(mapped(a));
   EXPECT_FALSE(mapped(b));
+  EXPECT_EQ(class_if_mapped(b), std::nullopt);
   Handle c = zeros({1});
   kscope::free({{"c", c}});
   EXPECT_FALSE(mapped(c));

@@ -64,6 +64,32 @@ TEST_F(HandleTableTest, IdsAreNeverReused) {
   EXPECT_EQ(table_.size(), 0u);
 }
 
+TEST_F(HandleTableTest, IdsGrowAndOnlyHandedOutIdsAreLive) {
+  Handle a = table_.Add(Object(at::zeros({1})), kRootOwner, 0, "test");
+  Handle b = table_.Add(Object(TensorVector{at::zeros({1})}), kRootOwner, 0, "test");
+  EXPECT_LT(a, b);
+  EXPECT_EQ(table_.LastId(), b.id());
+  EXPECT_EQ(table_.ClassOf(b), ObjectClass::kVector);
+  table_.Release(a);
+  Handle c = table_.Add(Object(at::zeros({1})), kRootOwner, 0, "test");  // a's place reused
+  EXPECT_LT(b, c);
+  EXPECT_FALSE(table_.Contains(a));
+  EXPECT_EQ(table_.ClassOf(a), std::nullopt);
+  // Ids never handed out — near the live ones, zero, the largest — name nothing.
+  for (Handle forged : {Handle(c.id() + 1), Handle(c.id() - 1), Handle(b.id() + 1), Handle(),
+                        Handle(~std::uint64_t{0})}) {
+    EXPECT_FALSE(table_.Contains(forged)) << forged;
+    EXPECT_THROW(table_.Release(forged), Error) << forged;
+  }
+  const auto rows = table_.Snapshot();  // in creation order
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].first.handle, b);
+  EXPECT_EQ(rows[1].first.handle, c);
+  table_.Release(b);
+  table_.Release(c);
+  EXPECT_EQ(table_.size(), 0u);
+}
+
 TEST_F(HandleTableTest, EntryHoldsExactlyOneReference) {
   at::Tensor t = at::zeros({3});
   Handle h = table_.Add(Object(t), kRootOwner, 0, "test");

@@ -78,8 +78,8 @@ Resolved ResolvePointers(const char* fn, absl::Span<const Operand* const> operan
 
 }  // namespace
 
-Resolved Resolve(const char* fn, std::initializer_list<const Operand*> operands) {
-  return ResolvePointers(fn, absl::MakeConstSpan(operands.begin(), operands.size()));
+Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands) {
+  return ResolvePointers(fn, operands);
 }
 
 Resolved Resolve(const char* fn, absl::Span<const Operand> operands) {

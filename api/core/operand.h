@@ -11,7 +11,6 @@
 #define KSCOPE_API_CORE_OPERAND_H_
 
 #include <cstdint>
-#include <initializer_list>
 #include <variant>
 #include <vector>
 
@@ -86,8 +85,8 @@ struct Resolved {
 };
 
 // Looks up every operand; a handle must name a live tensor, else kscope::Error
-// ("<fn>: expected tensor, given <class>" / "stale pointer").
-Resolved Resolve(const char* fn, std::initializer_list<const Operand*> operands);
+// ("<fn>: expected tensor, given <class>" / "stale pointer"). Each tensor is referenced once.
+Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands);  // Resolve(fn, {&a})
 Resolved Resolve(const char* fn, absl::Span<const Operand> operands);
 
 // The tensor behind one handle; kscope::Error unless h is a live tensor.
@@ -102,7 +101,7 @@ Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out = Hand
 // f(const TensorList&) -> at::Tensor, and emits the result as a handle when any
 // operand was a handle, as data otherwise, or into `out`.
 template <typename F>
-Result Compute(const char* fn, std::initializer_list<const Operand*> operands, Handle out, F f) {
+Result Compute(const char* fn, absl::Span<const Operand* const> operands, Handle out, F f) {
   Resolved r = Resolve(fn, operands);
   return Emit(fn, f(r.tensors), r.any_handle, out);
 }

@@ -116,6 +116,8 @@ void use(Handle dst, Value data) {
 
 bool mapped(Handle h) { return Table().Contains(h); }
 
+std::optional<ObjectClass> class_if_mapped(Handle h) { return Table().ClassOf(h); }
+
 PerElement<std::int64_t> ptr(Handle h) { return ReadStored(h, Ptr); }
 
 ObjectClass class_(Handle h) { return Table().Info(h).object_class; }

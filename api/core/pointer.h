@@ -11,6 +11,7 @@
 #define KSCOPE_API_CORE_POINTER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,8 @@ void use(Handle dst, Value data);
 
 // Whether h names a live handle (never throws).
 bool mapped(Handle h);
+// h's class if h is live, else nullopt (never throws): mapped and class_ in one table read.
+std::optional<ObjectClass> class_if_mapped(Handle h);
 // Raw address of the TensorImpl(s) / libtorch object; equal for handles sharing an object.
 PerElement<std::int64_t> ptr(Handle h);
 ObjectClass class_(Handle h);

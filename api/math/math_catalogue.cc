@@ -3,6 +3,8 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <c10/core/GradMode.h>
 
+#include <functional>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/string_view.h"
@@ -99,18 +101,24 @@ std::optional<TensorVector> VectorTensors(Handle h) {
   return tensors;
 }
 
+// The argument of parameter i: args[i], or std::monostate past the end of `args`.
+const Arg& ArgAt(absl::Span<const Arg> args, std::size_t i) {
+  static const Arg kAbsent;
+  return i < args.size() ? args[i] : kAbsent;
+}
+
 // A vector handle of several tensors given for a tensor parameter whose following tensor
-// parameters are not given fills them with its tensors in order (lun(lu x), lusolve(b;lu x)).
-// True if any did.
-bool SpreadVectors(const std::vector<Parameter>& params, std::vector<Arg>* args) {
+// parameters are not given fills them with its tensors in order (lun(lu x), lusolve(b;lu x)):
+// their slots receive the tensors. True if any did.
+bool SpreadVectors(const std::vector<Parameter>& params, absl::Span<const Arg> args, Call* call) {
   bool spread = false;
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto* given = std::get_if<Operand>(&(*args)[i]);
+    const auto* given = std::get_if<Operand>(&ArgAt(args, i));
     if (params[i].kind != 't' || given == nullptr || !given->is_handle()) continue;
     // Only a handle followed by an unfilled tensor parameter can be a vector to spread: the
     // common call pays no table lookup here.
     if (i + 1 >= params.size() || params[i + 1].kind != 't' ||
-        !std::holds_alternative<std::monostate>((*args)[i + 1])) {
+        !std::holds_alternative<std::monostate>(ArgAt(args, i + 1))) {
       continue;
     }
     std::optional<TensorVector> tensors = VectorTensors(given->handle());
@@ -118,14 +126,73 @@ bool SpreadVectors(const std::vector<Parameter>& params, std::vector<Arg>* args)
     const std::size_t n = tensors->size();
     bool fits = n > 1 && i + n <= params.size();
     for (std::size_t j = i + 1; fits && j < i + n; ++j) {
-      fits = params[j].kind == 't' && std::holds_alternative<std::monostate>((*args)[j]);
+      fits = params[j].kind == 't' && std::holds_alternative<std::monostate>(ArgAt(args, j));
     }
     if (!fits) continue;  // left for the type check to report
-    for (std::size_t j = 0; j < n; ++j) (*args)[i + j] = Operand((*tensors)[j]);
+    for (std::size_t j = 0; j < n; ++j) call->slot(i + j) = std::move((*tensors)[j]);
     spread = true;
     i += n - 1;
   }
   return spread;
+}
+
+// Stores `a` in `slot` if it holds a T; whether it did.
+template <typename T>
+bool Take(const Arg& a, Call::Slot* slot) {
+  const auto* value = std::get_if<T>(&a);
+  if (value != nullptr) *slot = *value;
+  return value != nullptr;
+}
+
+// Checks argument `a` against a parameter of `kind` that takes no tensor and stores it in
+// `slot` in the form the kernel reads (a number as a scalar, one long as a list of longs ...).
+void FillValue(const Function& f, std::size_t i, char kind, const Arg& a, Call::Slot* slot) {
+  const auto* one_long = std::get_if<std::int64_t>(&a);
+  switch (kind) {
+    case 's':
+      if (auto s = AsScalar(a)) {
+        *slot = *s;
+        return;
+      }
+      break;
+    case 'l':
+      if (Take<std::int64_t>(a, slot)) return;
+      break;
+    case 'L':
+      if (one_long != nullptr) {
+        *slot = std::vector<std::int64_t>{*one_long};
+        return;
+      }
+      if (Take<std::vector<std::int64_t>>(a, slot)) return;
+      break;
+    case 'b':
+      if (Take<bool>(a, slot)) return;
+      break;
+    case 'f':
+      if (one_long != nullptr) {
+        *slot = static_cast<double>(*one_long);
+        return;
+      }
+      if (Take<double>(a, slot)) return;
+      break;
+    case 'y':
+      if (Take<std::string>(a, slot)) return;
+      break;
+    case 'd':
+      if (const auto* name = std::get_if<std::string>(&a)) {
+        if (!DtypeFromName(*name)) Fail("%s: unrecognized dtype `%s", f.name, *name);
+        *slot = *name;
+        return;
+      }
+      break;
+    default:  // 'o'
+      if (const auto* names = std::get_if<std::vector<std::string>>(&a)) {
+        *slot = TensorOptionsFrom(f.name, *names);
+        return;
+      }
+      break;
+  }
+  Mismatch(f, i, kind);
 }
 
 // Replaces the tensors of vector handle `out` with `results`.
@@ -220,8 +287,11 @@ const Function* Find(const std::string& name) {
 
 const std::vector<Parameter>& Parameters(const Function& f) {
   const Catalogue& c = TheCatalogue();
-  if (auto it = c.index.find(f.name); it != c.index.end() && &c.functions[it->second] == &f) {
-    return c.parameters[it->second];
+  // A catalogue entry is found from its address (std::less orders any two pointers).
+  const Function* first = c.functions.data();
+  const Function* last = first + c.functions.size();
+  if (!std::less<const Function*>()(&f, first) && std::less<const Function*>()(&f, last)) {
+    return c.parameters[&f - first];
   }
   // A function outside the catalogue: its signature parsed once and kept.
   static absl::Mutex mu(absl::kConstInit);
@@ -232,23 +302,25 @@ const std::vector<Parameter>& Parameters(const Function& f) {
   return it->second;
 }
 
-Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) {
+Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_place) {
   const std::vector<Parameter>& params = Parameters(f);
   if (args.size() > params.size()) {
     Fail("%s: expects at most %d argument(s), given %d", f.name, params.size(), args.size());
   }
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
   if (in_place && f.in_place == nullptr) Fail("%s: has no in-place form", f.name);
-  args.resize(params.size());
-  const bool from_vector = SpreadVectors(params, &args);
+  Call call(f.name, params.size());
+  const bool from_vector = SpreadVectors(params, args, &call);
 
-  // Check every argument, and collect the tensor operands to resolve under one lock.
-  std::vector<Operand> operands;
-  std::vector<std::size_t> operand_slot;   // the parameter each operand belongs to
-  std::optional<std::size_t> vector_slot;  // a T argument given as one vector handle
-  TensorVector vector_tensors;
+  // Check every argument and fill the slots of those that are not tensors; collect the tensor
+  // operands (read where they are, not copied) to resolve under one lock.
+  absl::InlinedVector<const Operand*, 4> operands;
+  absl::InlinedVector<std::size_t, 4> operand_slot;  // the parameter each operand belongs to
+  bool from_vector_handle = false;                   // a T argument given as one vector handle
   for (std::size_t i = 0; i < params.size(); ++i) {
-    Arg& a = args[i];
+    Call::Slot& slot = call.slot(i);
+    if (!std::holds_alternative<std::monostate>(slot)) continue;  // spread from a vector
+    const Arg& a = ArgAt(args, i);
     const char kind = params[i].kind;
     if (std::holds_alternative<std::monostate>(a)) {
       if (!params[i].optional) Fail("%s: arg[%d] (%s) is required", f.name, i, KindName(kind));
@@ -257,109 +329,49 @@ Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) 
     switch (kind) {
       case 'n':
         if (auto s = AsScalar(a)) {
-          operands.emplace_back(*s);
-          operand_slot.push_back(i);
+          // A number is a 0-dim tensor in its own type (Operand's rule).
+          slot = at::scalar_tensor(*s, at::TensorOptions().dtype(s->type()));
           continue;
         }
         [[fallthrough]];
       case 't':
         if (!std::holds_alternative<Operand>(a)) Mismatch(f, i, kind);
-        operands.push_back(std::get<Operand>(a));
+        operands.push_back(&std::get<Operand>(a));
         operand_slot.push_back(i);
         break;
       case 'T':
         if (const auto* list = std::get_if<std::vector<Operand>>(&a)) {
+          slot.emplace<std::vector<at::Tensor>>().reserve(list->size());
           for (const Operand& o : *list) {
-            operands.push_back(o);
+            operands.push_back(&o);
             operand_slot.push_back(i);
           }
         } else if (const auto* one = std::get_if<Operand>(&a); one != nullptr && one->is_handle()) {
           std::optional<TensorVector> tensors = VectorTensors(one->handle());
           if (!tensors) Mismatch(f, i, kind);
-          vector_tensors = std::move(*tensors);
-          vector_slot = i;
+          slot = std::move(*tensors);
+          from_vector_handle = true;
         } else {
           Mismatch(f, i, kind);
         }
         break;
-      case 's':
-        if (auto s = AsScalar(a)) {
-          a = *s;
-        } else {
-          Mismatch(f, i, kind);
-        }
-        break;
-      case 'l':
-        if (!std::holds_alternative<std::int64_t>(a)) Mismatch(f, i, kind);
-        break;
-      case 'L':
-        if (const auto* l = std::get_if<std::int64_t>(&a)) {
-          a = std::vector<std::int64_t>{*l};
-        } else if (!std::holds_alternative<std::vector<std::int64_t>>(a)) {
-          Mismatch(f, i, kind);
-        }
-        break;
-      case 'b':
-        if (!std::holds_alternative<bool>(a)) Mismatch(f, i, kind);
-        break;
-      case 'f':
-        if (const auto* l = std::get_if<std::int64_t>(&a)) {
-          a = static_cast<double>(*l);
-        } else if (!std::holds_alternative<double>(a)) {
-          Mismatch(f, i, kind);
-        }
-        break;
-      case 'y':
-        if (!std::holds_alternative<std::string>(a)) Mismatch(f, i, kind);
-        break;
-      case 'd': {
-        const auto* name = std::get_if<std::string>(&a);
-        if (name == nullptr) Mismatch(f, i, kind);
-        if (!DtypeFromName(*name)) Fail("%s: unrecognized dtype `%s", f.name, *name);
-        break;
-      }
-      default:
-        if (!std::holds_alternative<std::vector<std::string>>(a)) Mismatch(f, i, kind);
-        break;
+      default: FillValue(f, i, kind, a, &slot); break;
     }
   }
 
-  const Resolved resolved = Resolve(f.name, absl::MakeConstSpan(operands));
-  const bool any_handle = resolved.any_handle || vector_slot.has_value() || from_vector;
-  std::vector<Call::Slot> slots(params.size());
-  if (vector_slot) slots[*vector_slot] = std::move(vector_tensors);
+  Resolved resolved = Resolve(f.name, absl::MakeConstSpan(operands));
+  const bool any_handle = resolved.any_handle || from_vector_handle || from_vector;
   for (std::size_t j = 0; j < operands.size(); ++j) {
-    const std::size_t i = operand_slot[j];
-    if (params[i].kind == 'T') {
-      if (!std::holds_alternative<std::vector<at::Tensor>>(slots[i]))
-        slots[i] = std::vector<at::Tensor>{};
-      std::get<std::vector<at::Tensor>>(slots[i]).push_back(resolved.tensors[j]);
+    Call::Slot& slot = call.slot(operand_slot[j]);
+    if (auto* list = std::get_if<std::vector<at::Tensor>>(&slot)) {
+      list->push_back(std::move(resolved.tensors[j]));
     } else {
-      slots[i] = resolved.tensors[j];
+      slot = std::move(resolved.tensors[j]);
     }
   }
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (!std::holds_alternative<std::monostate>(slots[i])) continue;
-    if (params[i].kind == 'T' && !std::holds_alternative<std::monostate>(args[i])) {
-      slots[i] = std::vector<at::Tensor>{};  // an empty list of tensors
-      continue;
-    }
-    std::visit(
-        [&](const auto& v) {
-          using V = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-            slots[i] = TensorOptionsFrom(f.name, v);
-          } else if constexpr (!std::is_same_v<V, Operand> &&
-                               !std::is_same_v<V, std::vector<Operand>>) {
-            slots[i] = v;
-          }
-        },
-        args[i]);
-  }
-  const Call call(f.name, std::move(slots));
 
   if (in_place) {
-    const auto* first = params.empty() ? nullptr : std::get_if<Operand>(&args[0]);
+    const auto* first = params.empty() ? nullptr : std::get_if<Operand>(&ArgAt(args, 0));
     if (first == nullptr || !first->is_handle()) {
       Fail("%s: in-place form needs a tensor pointer as first argument", f.name);
     }
@@ -379,10 +391,9 @@ Result Run(const Function& f, std::vector<Arg> args, Handle out, bool in_place) 
   return EmitVector(f.name, std::move(several), as_handle);
 }
 
-Result Run(const std::string& name, std::vector<Arg> args, Handle out, bool in_place) {
-  const Function* f = Find(name);
-  if (f == nullptr) Fail("math: unknown function `%s", name);
-  return Run(*f, std::move(args), out, in_place);
+Result Run(const std::string& name, absl::Span<const Arg> args, Handle out, bool in_place) {
+  if (const Function* f = Find(name)) return Run(*f, args, out, in_place);
+  Fail("math: unknown function `%s", name);
 }
 
 }  // namespace kscope::math

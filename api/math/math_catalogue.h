@@ -32,6 +32,7 @@
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "api/core/operand.h"
 #include "runtime/torch_compat.h"
@@ -44,6 +45,8 @@ namespace kscope::math {
 using Arg =
     std::variant<std::monostate, Operand, std::vector<Operand>, c10::Scalar, std::int64_t,
                  std::vector<std::int64_t>, bool, double, std::string, std::vector<std::string>>;
+// A caller's argument list, inline for the common arities (Run reads any span of Args).
+using ArgList = absl::InlinedVector<Arg, 6>;
 
 // The resolved arguments a kernel reads, indexed by parameter position. Accessors throw
 // kscope::Error naming the function when an argument is absent without a default. Optional
@@ -53,7 +56,11 @@ class Call {
   using Slot =
       std::variant<std::monostate, at::Tensor, std::vector<at::Tensor>, c10::Scalar, std::int64_t,
                    std::vector<std::int64_t>, bool, double, std::string, at::TensorOptions>;
-  Call(const char* fn, std::vector<Slot> slots) : fn_(fn), slots_(std::move(slots)) {}
+  // One slot per parameter; inline storage for the common arities, so a call allocates none.
+  using Slots = absl::InlinedVector<Slot, 6>;
+  // A call of `fn` with every slot empty; whoever builds it (math::Run) fills them through slot().
+  Call(const char* fn, std::size_t parameters) : fn_(fn), slots_(parameters) {}
+  Slot& slot(std::size_t i) { return slots_[i]; }
 
   const char* fn() const { return fn_; }
   bool has(std::size_t i) const;
@@ -78,7 +85,7 @@ class Call {
   const Slot& At(std::size_t i, const char* what) const;
 
   const char* fn_;
-  std::vector<Slot> slots_;
+  Slots slots_;
 };
 
 // What a kernel computes: one tensor, or several (returned as a vector).
@@ -112,18 +119,21 @@ struct Parameter {
   char kind;      // one of "tnTslLbfydo"
   bool optional;  // after '|'
 };
-// The parameters f's signature spells, parsed once (a catalogue entry's at first use of the
-// catalogue; another Function's, e.g. a test's, at its first call). kscope::Error for a bad
-// signature.
+// The parameters f's signature spells, parsed once (a catalogue entry's when the catalogue is
+// built, found from the entry's address; another Function's, e.g. a test's, at its first call).
+// kscope::Error for a bad signature.
 const std::vector<Parameter>& Parameters(const Function& f);
 
 // Runs `f` on `args`, one per parameter in order (std::monostate for one left at its default;
 // fewer args leave the trailing ones), writing into `out` when it is not null, or in place
 // when `in_place`. A vector handle of several tensors given for a tensor parameter whose
 // following tensor parameters are not given spreads its tensors over them: lun(lu(x)).
-Result Run(const Function& f, std::vector<Arg> args, Handle out = Handle(), bool in_place = false);
+// The arguments are read, not copied: a call on tensors allocates nothing of its own beyond
+// the result's handle, and takes one reference to each argument's tensor.
+Result Run(const Function& f, absl::Span<const Arg> args, Handle out = Handle(),
+           bool in_place = false);
 // The same by name; kscope::Error "math: unknown function `x" for a name not in the table.
-Result Run(const std::string& name, std::vector<Arg> args, Handle out = Handle(),
+Result Run(const std::string& name, absl::Span<const Arg> args, Handle out = Handle(),
            bool in_place = false);
 
 // The group tables the catalogue concatenates (one file each: api/math_<group>.cc).

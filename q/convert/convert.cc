@@ -85,8 +85,8 @@ std::string KName(K x) {
   switch (t) {
     case kabi::kMixed:
       if (IsPointer(x)) {
-        const Handle h = HandleOf(x);
-        return mapped(h) ? std::string(ClassName(class_(h))) : "stale pointer";
+        const std::optional<ObjectClass> c = class_if_mapped(HandleOf(x));
+        return c ? std::string(ClassName(*c)) : "stale pointer";
       }
       return "general list";
     case kabi::kTable: return "table";

@@ -67,18 +67,19 @@ bool Fits(char kind, K x) {
 }
 
 bool IsVectorPointer(K x) {
-  return IsPointer(x) && mapped(HandleOf(x)) && class_(HandleOf(x)) == ObjectClass::kVector;
+  return IsPointer(x) && class_if_mapped(HandleOf(x)) == ObjectClass::kVector;
 }
 
 struct Parsed {
-  std::vector<math::Arg> args;
+  math::ArgList args;
   Handle out;
   bool in_place = false;
 };
 
 class Parser {
  public:
-  Parser(const math::Function& f, const Args& a) : f_(f), a_(a) {
+  Parser(const math::Function& f, const std::vector<math::Parameter>& params, const Args& a)
+      : f_(f), params_(params), a_(a) {
     for (std::size_t i = 0; i < a.size(); ++i) copy_ = copy_ || a.IsPointerAt(i);
   }
 
@@ -89,8 +90,7 @@ class Parser {
       p.in_place = true;
       --end;
     }
-    const auto& params = math::Parameters(f_);
-    if (params.size() == 1 && params[0].kind == 'T' && end > 1 && !IsVectorPointer(a_[0])) {
+    if (params_.size() == 1 && params_[0].kind == 'T' && end > 1 && !IsVectorPointer(a_[0])) {
       // f(x;y;z): every item is one of the tensors.
       std::vector<Operand> items;
       for (std::size_t i = 0; i < end; ++i) items.push_back(TensorAt(i));
@@ -98,7 +98,7 @@ class Parser {
       return p;
     }
     std::size_t next = 0;
-    for (const math::Parameter& param : params) {
+    for (const math::Parameter& param : params_) {
       if (next < end && param.optional && IsNull(a_[next])) {
         p.args.emplace_back(std::monostate());
         ++next;
@@ -163,14 +163,14 @@ class Parser {
   }
 
   const math::Function& f_;
+  const std::vector<math::Parameter>& params_;
   const Args& a_;
   bool copy_ = false;
 };
 
 // A function whose only required parameter is one tensor can take a matrix given as a
 // general list (`Abs(1 2;3 4)`) as that tensor.
-bool TakesOneTensor(const math::Function& f) {
-  const auto& params = math::Parameters(f);
+bool TakesOneTensor(const std::vector<math::Parameter>& params) {
   std::size_t required = 0;
   for (const auto& p : params) required += p.optional ? 0 : 1;
   return required == 1 && (params[0].kind == 't' || params[0].kind == 'n');
@@ -191,7 +191,8 @@ bool IsDataList(K x) {
 K RunFunction(const math::Function& f, K x) {
   return Guard([&] {
     const Args a(f.name, x);
-    if (TakesOneTensor(f) && IsDataList(x)) {
+    const std::vector<math::Parameter>& params = math::Parameters(f);
+    if (TakesOneTensor(params) && IsDataList(x)) {
       std::optional<at::Tensor> whole;
       try {
         whole = TensorViewOfK(f.name, x);
@@ -200,8 +201,8 @@ K RunFunction(const math::Function& f, K x) {
       }
       if (whole) return KFromResult(math::Run(f, {Operand(*whole)}));
     }
-    Parsed p = Parser(f, a).Parse();
-    return KFromResult(math::Run(f, std::move(p.args), p.out, p.in_place));
+    const Parsed p = Parser(f, params, a).Parse();
+    return KFromResult(math::Run(f, p.args, p.out, p.in_place));
   });
 }
 

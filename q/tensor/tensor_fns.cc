@@ -259,7 +259,7 @@ std::vector<Operand> Operands(const char* fn, K list) {
 }
 
 bool IsClass(const Args& a, std::size_t i, ObjectClass c) {
-  return a.IsPointerAt(i) && mapped(a.PointerAt(i)) && class_(a.PointerAt(i)) == c;
+  return a.IsPointerAt(i) && class_if_mapped(a.PointerAt(i)) == c;
 }
 
 K Vector(K x) {
