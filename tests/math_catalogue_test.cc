@@ -2,6 +2,7 @@
 // in-place forms, errors that change nothing) and the pointwise group D1-D3, each function
 // checked against the same libtorch call made directly.
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <ATen/ops/allclose.h>
@@ -182,6 +183,62 @@ TEST_F(MathCatalogueTest, SignaturesParseAndNamesAreUnique) {
   EXPECT_EQ(math::Find("nosuch"), nullptr);
   EXPECT_THAT(ErrorOf([] { math::Run("nosuch", {}); }),
               HasSubstr("math: unknown function `nosuch"));
+}
+
+// What the generic kernel gives for `inputs` (in a Call built as math::Run builds one), or
+// nullopt if it throws.
+std::optional<at::Tensor> ByKernel(const math::Function& f, const std::vector<at::Tensor>& inputs) {
+  math::Call call(f.name, math::Parameters(f).size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) call.slot(i) = inputs[i];
+  try {
+    return std::get<at::Tensor>(f.kernel(call));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+TEST_F(MathCatalogueTest, DirectFormsAgreeWithTheirKernels) {
+  // Shapes for every kind of product and pointwise function; where the kernel throws on a
+  // shape (mm of vectors, bitwisenot of floats), the direct form must throw too.
+  at::manual_seed(0);
+  const std::vector<at::Tensor> shapes = {at::rand({3}) + 0.1, at::rand({2, 2}) + 0.1,
+                                          at::rand({2, 2, 2}) + 0.1, at::arange(1, 4, at::kLong)};
+  int unary = 0, binary = 0;
+  for (const math::Function& f : math::Functions()) {
+    for (const at::Tensor& x : shapes) {
+      if (f.unary != nullptr) {
+        ++unary;
+        const std::optional<at::Tensor> want = ByKernel(f, {x});
+        if (want) {
+          ExpectSameTensor(f.unary(x), *want, f.name);
+        } else {
+          EXPECT_ANY_THROW(f.unary(x)) << f.name;
+        }
+      }
+      for (const at::Tensor& y : shapes) {
+        if (f.binary == nullptr) break;
+        ++binary;
+        const std::optional<at::Tensor> want = ByKernel(f, {x, y});
+        if (want) {
+          ExpectSameTensor(f.binary(x, y), *want, f.name);
+        } else {
+          EXPECT_ANY_THROW(f.binary(x, y)) << f.name;
+        }
+      }
+    }
+  }
+  EXPECT_GT(unary, 0);
+  EXPECT_GT(binary, 0);
+  // Run takes the direct form for exactly one or two tensors, the generic one otherwise (here
+  // add's alpha), and both give the same handle-in, handle-out result.
+  Scope scope = Scope::Open();
+  const Handle a = tensor(std::vector<float>{1, 2, 3});
+  const Handle b = tensor(std::vector<float>{4, 5, 6});
+  ExpectSameTensor(tensor(math::Run("add", {a, b}).handle()),
+                   tensor(math::Run("add", {a, b, std::int64_t{1}}).handle()), "add");
+  const Handle gone = tensor(std::vector<float>{7});
+  kscope::free(gone);
+  EXPECT_EQ(ErrorOf([&] { math::Run("mm", {a, gone}); }), "stale pointer");
 }
 
 TEST_F(MathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {

@@ -195,6 +195,32 @@ void FillValue(const Function& f, std::size_t i, char kind, const Arg& a, Call::
   Mismatch(f, i, kind);
 }
 
+// Whether a function's result is a handle: always (creating functions), never (allclose ...),
+// or when any tensor argument was one.
+bool AsHandle(const Function& f, bool any_handle) {
+  return f.returns == Returns::kHandle || (f.returns == Returns::kLikeInputs && any_handle);
+}
+
+// f x or f(x;y) through f's direct form when the call is exactly that: one (unary) or two
+// (binary) tensor arguments and nothing else given. nullopt for any other shape, which the
+// generic path handles (numbers, vectors to spread, optional arguments). Resolve and Emit are
+// the generic path's own, so results and errors are the same.
+std::optional<Result> RunDirect(const Function& f, absl::Span<const Arg> args, Handle out) {
+  std::size_t given = args.size();
+  while (given > 0 && std::holds_alternative<std::monostate>(args[given - 1])) --given;
+  const Operand* x = given >= 1 ? std::get_if<Operand>(&args[0]) : nullptr;
+  const Operand* y = given == 2 ? std::get_if<Operand>(&args[1]) : nullptr;
+  if (f.unary != nullptr && given == 1 && x != nullptr) {
+    Resolved r = Resolve(f.name, {x});
+    return Emit(f.name, f.unary(r.tensors[0]), AsHandle(f, r.any_handle), out);
+  }
+  if (f.binary != nullptr && x != nullptr && y != nullptr) {
+    Resolved r = Resolve(f.name, {x, y});
+    return Emit(f.name, f.binary(r.tensors[0], r.tensors[1]), AsHandle(f, r.any_handle), out);
+  }
+  return std::nullopt;
+}
+
 // Replaces the tensors of vector handle `out` with `results`.
 void WriteVector(const char* fn, Handle out, std::vector<at::Tensor> results) {
   const Object current = HandleTable::Global().Get(out);
@@ -206,76 +232,6 @@ void WriteVector(const char* fn, Handle out, std::vector<at::Tensor> results) {
 }
 
 }  // namespace
-
-bool Call::has(std::size_t i) const {
-  return i < slots_.size() && !std::holds_alternative<std::monostate>(slots_[i]);
-}
-
-const Call::Slot& Call::At(std::size_t i, const char* what) const {
-  if (!has(i)) Fail("%s: arg[%d] (%s) is required", fn_, i, what);
-  return slots_[i];
-}
-
-const at::Tensor& Call::tensor(std::size_t i) const {
-  return std::get<at::Tensor>(At(i, "tensor"));
-}
-
-const std::vector<at::Tensor>& Call::tensors(std::size_t i) const {
-  return std::get<std::vector<at::Tensor>>(At(i, "tensors"));
-}
-
-c10::Scalar Call::scalar(std::size_t i) const { return std::get<c10::Scalar>(At(i, "scalar")); }
-
-AtOptional<c10::Scalar> Call::optional_scalar(std::size_t i) const {
-  if (!has(i)) return {};
-  return scalar(i);
-}
-
-std::int64_t Call::integer(std::size_t i) const { return std::get<std::int64_t>(At(i, "long")); }
-
-std::int64_t Call::integer(std::size_t i, std::int64_t fallback) const {
-  return has(i) ? integer(i) : fallback;
-}
-
-AtOptional<std::int64_t> Call::optional_integer(std::size_t i) const {
-  if (!has(i)) return {};
-  return integer(i);
-}
-
-std::vector<std::int64_t> Call::integers(std::size_t i) const {
-  return std::get<std::vector<std::int64_t>>(At(i, "longs"));
-}
-
-std::vector<std::int64_t> Call::integers(std::size_t i, std::vector<std::int64_t> fallback) const {
-  return has(i) ? integers(i) : fallback;
-}
-
-bool Call::flag(std::size_t i, bool fallback) const {
-  return has(i) ? std::get<bool>(slots_[i]) : fallback;
-}
-
-double Call::real(std::size_t i) const { return std::get<double>(At(i, "double")); }
-
-double Call::real(std::size_t i, double fallback) const { return has(i) ? real(i) : fallback; }
-
-AtOptional<double> Call::optional_real(std::size_t i) const {
-  if (!has(i)) return {};
-  return real(i);
-}
-
-std::string Call::symbol(std::size_t i, std::string fallback) const {
-  return has(i) ? std::get<std::string>(slots_[i]) : fallback;
-}
-
-AtOptional<c10::ScalarType> Call::dtype(std::size_t i) const {
-  if (!has(i)) return {};
-  const std::string& name = std::get<std::string>(slots_[i]);
-  return *DtypeFromName(name);  // checked when the call was built
-}
-
-at::TensorOptions Call::options(std::size_t i) const {
-  return has(i) ? std::get<at::TensorOptions>(slots_[i]) : at::TensorOptions();
-}
 
 absl::Span<const Function> Functions() { return TheCatalogue().functions; }
 
@@ -309,6 +265,9 @@ Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_pl
   }
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
   if (in_place && f.in_place == nullptr) Fail("%s: has no in-place form", f.name);
+  if (!in_place) {
+    if (std::optional<Result> direct = RunDirect(f, args, out)) return *std::move(direct);
+  }
   Call call(f.name, params.size());
   const bool from_vector = SpreadVectors(params, args, &call);
 
@@ -378,8 +337,7 @@ Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_pl
     f.in_place(call);
     return Result();
   }
-  const bool as_handle =
-      f.returns == Returns::kHandle || (f.returns == Returns::kLikeInputs && any_handle);
+  const bool as_handle = AsHandle(f, any_handle);
   Output result = f.kernel(call);
   if (auto* one = std::get_if<at::Tensor>(&result))
     return Emit(f.name, std::move(*one), as_handle, out);

@@ -100,6 +100,11 @@ enum class Returns {
   kHandle,      // always a new handle (functions that create tensors: windows, fftfreq)
 };
 
+// Direct forms of a kernel for the commonest calls, f x and f(x;y) on tensors: the same ATen
+// call as the kernel's, without a Call.
+using UnaryKernel = at::Tensor (*)(const at::Tensor& x);
+using BinaryKernel = at::Tensor (*)(const at::Tensor& x, const at::Tensor& y);
+
 struct Function {
   const char* name;       // ktorch's name (q keywords capitalised: Abs Exp Sum ...)
   const char* signature;  // see the header comment
@@ -107,6 +112,11 @@ struct Function {
   InPlaceKernel in_place = nullptr;  // f(x;...;::) when set
   bool writes_output = true;         // f(...;out) allowed
   Returns returns = Returns::kLikeInputs;
+  // Run calls these instead of `kernel` when the call is exactly one (unary) or two (binary)
+  // tensor arguments, the other parameters left at their defaults, and not in place: the
+  // catalogue's per-call argument handling skipped for its commonest shapes.
+  UnaryKernel unary = nullptr;
+  BinaryKernel binary = nullptr;
 };
 
 // Every function of the catalogue, in group order.

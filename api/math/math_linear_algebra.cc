@@ -114,9 +114,11 @@ c10::string_view Triangle(const Call& c) { return c.flag(1, false) ? "U" : "L"; 
   }
 
 // f(x;y): at::op.
-#define KSCOPE_PRODUCT(name, op)                                                         \
-  Function {                                                                             \
-    name, "tt", [](const Call& c) -> Output { return at::op(c.tensor(0), c.tensor(1)); } \
+#define KSCOPE_PRODUCT(name, op)                                                                   \
+  Function {                                                                                       \
+    name, "tt", [](const Call& c) -> Output { return at::op(c.tensor(0), c.tensor(1)); }, nullptr, \
+        true, Returns::kLikeInputs, nullptr,                                                       \
+        [](const at::Tensor& x, const at::Tensor& y) { return at::op(x, y); }                      \
   }
 // f(x;y;z;beta;alpha): at::op and the in-place method op_.
 #define KSCOPE_ADD_PRODUCT(name, op)                                                             \

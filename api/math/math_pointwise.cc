@@ -6,26 +6,30 @@
 namespace kscope::math {
 namespace {
 
-// f x: at::op and the in-place method op_.
-#define KSCOPE_ONE_INPUT(name, op)                                       \
-  Function {                                                             \
-    name, "t", [](const Call& c) -> Output { return c.tensor(0).op(); }, \
-        [](const Call& c) { c.tensor(0).op##_(); }                       \
+// f x: at::op and the in-place method op_ (and the direct form).
+#define KSCOPE_ONE_INPUT(name, op)                                              \
+  Function {                                                                    \
+    name, "t", [](const Call& c) -> Output { return c.tensor(0).op(); },        \
+        [](const Call& c) { c.tensor(0).op##_(); }, true, Returns::kLikeInputs, \
+        [](const at::Tensor& x) { return x.op(); }                              \
   }
 // f(x;y): y a tensor or a number.
-#define KSCOPE_TWO_INPUTS(name, op)                                                  \
-  Function {                                                                         \
-    name, "tn", [](const Call& c) -> Output { return c.tensor(0).op(c.tensor(1)); }, \
-        [](const Call& c) { c.tensor(0).op##_(c.tensor(1)); }                        \
+#define KSCOPE_TWO_INPUTS(name, op)                                                        \
+  Function {                                                                               \
+    name, "tn", [](const Call& c) -> Output { return c.tensor(0).op(c.tensor(1)); },       \
+        [](const Call& c) { c.tensor(0).op##_(c.tensor(1)); }, true, Returns::kLikeInputs, \
+        nullptr, [](const at::Tensor& x, const at::Tensor& y) { return x.op(y); }          \
   }
 // f(x;y[;alpha]): x + alpha * y, x - alpha * y.
-#define KSCOPE_WITH_ALPHA(name, op)                                                             \
-  Function {                                                                                    \
-    name, "tn|s",                                                                               \
-        [](const Call& c) -> Output {                                                           \
-          return c.tensor(0).op(c.tensor(1), c.optional_scalar(2).value_or(1));                 \
-        },                                                                                      \
-        [](const Call& c) { c.tensor(0).op##_(c.tensor(1), c.optional_scalar(2).value_or(1)); } \
+#define KSCOPE_WITH_ALPHA(name, op)                                                              \
+  Function {                                                                                     \
+    name, "tn|s",                                                                                \
+        [](const Call& c) -> Output {                                                            \
+          return c.tensor(0).op(c.tensor(1), c.optional_scalar(2).value_or(1));                  \
+        },                                                                                       \
+        [](const Call& c) { c.tensor(0).op##_(c.tensor(1), c.optional_scalar(2).value_or(1)); }, \
+        true, Returns::kLikeInputs, nullptr,                                                     \
+        [](const at::Tensor& x, const at::Tensor& y) { return x.op(y); }                         \
   }
 // f(x;y;z[;value]): x + value * (y op z).
 #define KSCOPE_THREE_INPUTS(name, op)                                                        \
