@@ -79,12 +79,15 @@ void PrintComparison(const RecordingReporter& reporter, const Comparison& c) {
   if (c.floor.empty()) {
     absl::PrintF("ratio %.2f", subject_time / baseline_time);
   } else {
-    const std::optional<double> floor = reporter.Seconds(c.floor);
-    if (!floor) {
-      absl::PrintF("(%s did not run)\n", c.floor_name);
-      return;
+    double floor_time = 0;
+    for (const std::string& part : c.floor) {
+      const std::optional<double> seconds = reporter.Seconds(part);
+      if (!seconds) {
+        absl::PrintF("(%s did not run)\n", part);
+        return;
+      }
+      floor_time += *seconds / c.per;
     }
-    const double floor_time = *floor / c.per;
     absl::PrintF("%s %s, overhead ratio %.2f", c.floor_name, FormatTime(floor_time),
                  (subject_time - floor_time) / (baseline_time - floor_time));
   }

@@ -16,8 +16,9 @@
 // A row prints as "<label:, padded to 32> <subject_name> <time>, <baseline_name> <time>, ratio
 // <subject time / baseline time>", with " (target <= T)" appended when target > 0; a row
 // without a baseline prints only the subject's time. A row with a `floor` compares overheads:
-// the floor's time (the same work done directly) is subtracted from both sides first, and the
-// line ends "<floor_name> <time>, overhead ratio <(subject - floor) / (baseline - floor)>".
+// the floor's time (the same work done directly, possibly plus a share both sides pay alike) is
+// subtracted from both sides first, and the line ends "<floor_name> <time>, overhead ratio
+// <(subject - floor) / (baseline - floor)>".
 //
 // Thread-safety: call it once, from main.
 #ifndef KSCOPE_BENCH_RATIO_REPORT_H_
@@ -50,7 +51,9 @@ struct Comparison {
   double target = 0;                    // ratio target to print (not enforced); 0: none
   std::string subject_name = "kscope";  // how the line names the two sides
   std::string baseline_name = "raw";
-  std::string floor;  // set: the ratio is of the two sides' overheads over this benchmark
+  // Set: the ratio is of the two sides' overheads over these benchmarks' summed times (the same
+  // work done directly, plus any share both sides pay alike, such as a host's allocations).
+  std::vector<std::string> floor;
   std::string floor_name = "raw";
 };
 

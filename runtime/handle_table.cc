@@ -122,46 +122,46 @@ Handle HandleTable::Add(Object object, OwnerId owner, int depth, const char* ori
 }
 
 bool HandleTable::Contains(Handle h) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   return Lookup(h) != nullptr;
 }
 
 std::optional<ObjectClass> HandleTable::ClassOf(Handle h) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   const Entry* e = Lookup(h);
   if (e == nullptr) return std::nullopt;
   return e->object.object_class();
 }
 
 std::size_t HandleTable::size() const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   return live_;
 }
 
 std::uint64_t HandleTable::LastId() const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   return last_id_;
 }
 
 Object HandleTable::Get(Handle h) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   return Find(h).object.share();
 }
 
 void HandleTable::ReadMany(absl::Span<const Handle> handles,
                            absl::FunctionRef<void(std::size_t, const Object&)> f) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   for (std::size_t i = 0; i < handles.size(); ++i) f(i, Find(handles[i]).object);
 }
 
 EntryInfo HandleTable::Info(Handle h) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   const Entry& e = Find(h);
   return EntryInfo{h, e.object.object_class(), e.owner, e.depth, e.origin};
 }
 
 void HandleTable::Read(Handle h, absl::FunctionRef<void(const Object&)> f) const {
-  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock lock(&mu_);
   f(Find(h).object);
 }
 
@@ -249,7 +249,7 @@ Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object object, Ow
 std::vector<std::pair<EntryInfo, Object>> HandleTable::Snapshot() const {
   std::vector<std::pair<EntryInfo, Object>> rows;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    absl::MutexLock lock(&mu_);
     rows.reserve(live_);
     for (const Entry& e : entries_) {
       if (e.id == 0) continue;

@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <utility>
+#include <variant>
 
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/arange.h>
@@ -239,6 +241,75 @@ TEST_F(MathCatalogueTest, DirectFormsAgreeWithTheirKernels) {
   const Handle gone = tensor(std::vector<float>{7});
   kscope::free(gone);
   EXPECT_EQ(ErrorOf([&] { math::Run("mm", {a, gone}); }), "stale pointer");
+}
+
+// What a call gave: its tensor (read from its handle, or its data), else the first line of its
+// error (libtorch's messages go on with a backtrace that depends on the caller).
+std::variant<at::Tensor, std::string> Outcome(const std::function<Result()>& call) {
+  try {
+    const Result r = call();
+    return r.is_handle() ? tensor(r.handle()) : r.tensor();
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return what.substr(0, what.find('\n'));
+  }
+}
+
+void ExpectSameOutcome(const std::function<Result()>& got, const std::function<Result()>& want,
+                       const std::string& what) {
+  const std::variant<at::Tensor, std::string> g = Outcome(got), w = Outcome(want);
+  ASSERT_EQ(g.index(), w.index()) << what;
+  if (const auto* t = std::get_if<at::Tensor>(&w)) {
+    ExpectSameTensor(std::get<at::Tensor>(g), *t, what);
+  } else {
+    EXPECT_EQ(std::get<std::string>(g), std::get<std::string>(w)) << what;
+  }
+}
+
+TEST_F(MathCatalogueTest, RunDirectOnHandlesIsRunWithoutTheParse) {
+  // The q plugin sends f p and f(p;q) straight to RunDirect: the same call only while a direct
+  // form's first one (two) parameters take tensors and no later one is required.
+  Scope scope = Scope::Open();
+  at::manual_seed(0);
+  const Handle x = tensor(at::rand({2, 2}) + 0.1);
+  const Handle y = tensor(at::rand({2, 2}) + 0.1);
+  const Handle v = vector(std::vector<Operand>{Operand(x)});
+  const Handle gone = tensor(std::vector<float>{7});
+  kscope::free(gone);
+  int unary = 0, binary = 0;
+  for (const math::Function& f : math::Functions()) {
+    const std::vector<math::Parameter>& params = math::Parameters(f);
+    std::size_t required = 0;
+    for (const math::Parameter& p : params) required += p.optional ? 0 : 1;
+    const auto takes_tensor = [&](std::size_t i) {
+      return i < params.size() && (params[i].kind == 't' || params[i].kind == 'n');
+    };
+    if (f.unary != nullptr) {
+      ++unary;
+      EXPECT_TRUE(takes_tensor(0) && required <= 1) << f.name;
+      for (Handle a : {x, v, gone}) {
+        ExpectSameOutcome([&] { return math::RunDirect(f, a); }, [&] { return math::Run(f, {a}); },
+                          f.name);
+      }
+    } else {
+      EXPECT_THAT(ErrorOf([&] { math::RunDirect(f, x); }), HasSubstr("has no one-tensor"));
+    }
+    if (f.binary != nullptr) {
+      ++binary;
+      EXPECT_TRUE(takes_tensor(0) && takes_tensor(1) && required <= 2) << f.name;
+      for (const auto& [a, b] : {std::pair{x, y}, std::pair{x, v}, std::pair{gone, y}}) {
+        ExpectSameOutcome([&] { return math::RunDirect(f, a, b); },
+                          [&] {
+                            return math::Run(f, {a, b});
+                          },
+                          f.name);
+      }
+    } else {
+      EXPECT_THAT(ErrorOf([&] { math::RunDirect(f, x, y); }), HasSubstr("has no two-tensor"));
+    }
+  }
+  EXPECT_GT(unary, 0);
+  EXPECT_GT(binary, 0);
 }
 
 TEST_F(MathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {

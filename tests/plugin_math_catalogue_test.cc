@@ -171,6 +171,13 @@ TEST_F(PluginMathCatalogueTest, BadArgumentsNameTheFunctionAndChangeNothing) {
   KRef v = Call("vector", "(1 2e;3 4e)");
   EXPECT_THAT(Error("Exp", List({p.share(), v.share()})),
               HasSubstr("Exp: expected tensor, given vector"));
+  // f p and f(p;q) skip the parse (math::RunDirect), with the same errors.
+  EXPECT_THAT(Error("Exp", v), HasSubstr("Exp: expected tensor, given vector"));
+  EXPECT_THAT(Error("add", List({p.share(), v.share()})),
+              HasSubstr("add: expected tensor, given vector"));
+  KRef gone = Call("tensor", "1 2 3e");
+  Call("free", gone);
+  EXPECT_THAT(Error("mul", List({gone.share(), p.share()})), HasSubstr("stale pointer"));
   EXPECT_THAT(Values(p), ElementsAre(1, 2, 3));
   Call("free", List({p.share(), v.share()}));
 }

@@ -94,6 +94,11 @@ at::Tensor TensorOf(const char* fn, Handle h) {
   return t;
 }
 
+void TensorsOf(const char* fn, absl::Span<const Handle> handles, at::Tensor* out) {
+  HandleTable::Global().ReadMany(
+      handles, [&](std::size_t i, const Object& o) { out[i] = TensorFrom(fn, o); });
+}
+
 Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out) {
   if (!out.is_null()) {
     at::Tensor target = TensorOf(fn, out);

@@ -91,6 +91,9 @@ Resolved Resolve(const char* fn, absl::Span<const Operand> operands);
 
 // The tensor behind one handle; kscope::Error unless h is a live tensor.
 at::Tensor TensorOf(const char* fn, Handle h);
+// The tensors behind `handles`, looked up under one lock into out[0..handles.size()), each
+// referenced once: Resolve for callers that hold only handles, with the same errors.
+void TensorsOf(const char* fn, absl::Span<const Handle> handles, at::Tensor* out);
 
 // Turns a computed tensor into a Result: a new handle owned by the current scope (origin fn)
 // when as_handle, else data. With a non-null `out`, writes the values into out's tensor

@@ -205,7 +205,7 @@ bool AsHandle(const Function& f, bool any_handle) {
 // (binary) tensor arguments and nothing else given. nullopt for any other shape, which the
 // generic path handles (numbers, vectors to spread, optional arguments). Resolve and Emit are
 // the generic path's own, so results and errors are the same.
-std::optional<Result> RunDirect(const Function& f, absl::Span<const Arg> args, Handle out) {
+std::optional<Result> RunDirectForm(const Function& f, absl::Span<const Arg> args, Handle out) {
   std::size_t given = args.size();
   while (given > 0 && std::holds_alternative<std::monostate>(args[given - 1])) --given;
   const Operand* x = given >= 1 ? std::get_if<Operand>(&args[0]) : nullptr;
@@ -266,7 +266,7 @@ Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_pl
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
   if (in_place && f.in_place == nullptr) Fail("%s: has no in-place form", f.name);
   if (!in_place) {
-    if (std::optional<Result> direct = RunDirect(f, args, out)) return *std::move(direct);
+    if (std::optional<Result> direct = RunDirectForm(f, args, out)) return *std::move(direct);
   }
   Call call(f.name, params.size());
   const bool from_vector = SpreadVectors(params, args, &call);
@@ -347,6 +347,20 @@ Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_pl
     return Result();
   }
   return EmitVector(f.name, std::move(several), as_handle);
+}
+
+Result RunDirect(const Function& f, Handle x) {
+  if (f.unary == nullptr) Fail("%s: has no one-tensor direct form", f.name);
+  at::Tensor t;
+  TensorsOf(f.name, {x}, &t);
+  return Emit(f.name, f.unary(t), AsHandle(f, true));
+}
+
+Result RunDirect(const Function& f, Handle x, Handle y) {
+  if (f.binary == nullptr) Fail("%s: has no two-tensor direct form", f.name);
+  at::Tensor t[2];
+  TensorsOf(f.name, {x, y}, t);
+  return Emit(f.name, f.binary(t[0], t[1]), AsHandle(f, true));
 }
 
 Result Run(const std::string& name, absl::Span<const Arg> args, Handle out, bool in_place) {

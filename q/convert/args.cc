@@ -8,31 +8,32 @@ namespace kscope::q {
 Args::Args(const char* fn, kabi::K x) : fn_(fn), whole_(x) {
   if (IsNull(x) || (x->t == kabi::kMixed && x->n == 0)) return;
   if (x->t != kabi::kMixed || IsPointer(x)) {
-    items_.push_back(x);
+    size_ = 1;
     return;
   }
-  items_.assign(kabi::Items(x), kabi::Items(x) + x->n);
+  items_ = kabi::Items(x);
+  size_ = static_cast<std::size_t>(x->n);
 }
 
 void Args::Expected(std::size_t i, const char* what) const {
   Fail("%s: arg[%d] expected %s, given %s", fn_, i, what,
-       i < size() ? KName(items_[i]) : "nothing");
+       i < size() ? KName((*this)[i]) : "nothing");
 }
 
 void Args::Unrecognized() const { Fail("%s: unrecognized arg(s) - %s", fn_, KName(whole_)); }
 
-bool Args::IsPointerAt(std::size_t i) const { return i < size() && IsPointer(items_[i]); }
+bool Args::IsPointerAt(std::size_t i) const { return i < size() && IsPointer((*this)[i]); }
 
-bool Args::IsSymbolAt(std::size_t i) const { return i < size() && IsSymbol(items_[i]); }
+bool Args::IsSymbolAt(std::size_t i) const { return i < size() && IsSymbol((*this)[i]); }
 
 Handle Args::PointerAt(std::size_t i) const {
   if (!IsPointerAt(i)) Expected(i, "pointer");
-  return HandleOf(items_[i]);
+  return HandleOf((*this)[i]);
 }
 
 std::int64_t Args::LongAt(std::size_t i) const {
   if (i >= size()) Expected(i, "long");
-  kabi::K x = items_[i];
+  kabi::K x = (*this)[i];
   switch (x->t) {
     case -kabi::kLong: return x->j;
     case -kabi::kInt: return x->i;
@@ -44,7 +45,7 @@ std::int64_t Args::LongAt(std::size_t i) const {
 
 double Args::DoubleAt(std::size_t i) const {
   if (i >= size()) Expected(i, "number");
-  kabi::K x = items_[i];
+  kabi::K x = (*this)[i];
   switch (x->t) {
     case -kabi::kFloat: return x->f;
     case -kabi::kReal: return x->e;
@@ -57,7 +58,7 @@ double Args::DoubleAt(std::size_t i) const {
 
 c10::Scalar Args::ScalarAt(std::size_t i) const {
   if (i >= size()) Expected(i, "number");
-  kabi::K x = items_[i];
+  kabi::K x = (*this)[i];
   switch (x->t) {
     case -kabi::kBoolean: return c10::Scalar(x->g != 0);
     case -kabi::kByte: return c10::Scalar(static_cast<std::int64_t>(x->g));
@@ -71,26 +72,26 @@ c10::Scalar Args::ScalarAt(std::size_t i) const {
 }
 
 bool Args::BoolAt(std::size_t i) const {
-  if (i >= size() || items_[i]->t != -kabi::kBoolean) Expected(i, "boolean");
-  return items_[i]->g != 0;
+  if (i >= size() || (*this)[i]->t != -kabi::kBoolean) Expected(i, "boolean");
+  return (*this)[i]->g != 0;
 }
 
 std::string Args::SymbolAt(std::size_t i) const {
   if (!IsSymbolAt(i)) Expected(i, "symbol");
-  return SymbolText(items_[i]);
+  return SymbolText((*this)[i]);
 }
 
 std::vector<std::string> Args::SymbolsAt(std::size_t i) const {
-  if (IsSymbolAt(i)) return {SymbolText(items_[i])};
-  if (i >= size() || items_[i]->t != kabi::kSymbol) Expected(i, "symbol(s)");
-  kabi::K x = items_[i];
+  if (IsSymbolAt(i)) return {SymbolText((*this)[i])};
+  if (i >= size() || (*this)[i]->t != kabi::kSymbol) Expected(i, "symbol(s)");
+  kabi::K x = (*this)[i];
   return std::vector<std::string>(kabi::Symbols(x), kabi::Symbols(x) + x->n);
 }
 
 std::vector<std::int64_t> Args::LongsAt(std::size_t i) const {
-  if (i < size() && items_[i]->t < 0) return {LongAt(i)};
+  if (i < size() && (*this)[i]->t < 0) return {LongAt(i)};
   if (i >= size()) Expected(i, "long(s)");
-  kabi::K x = items_[i];
+  kabi::K x = (*this)[i];
   switch (x->t) {
     case kabi::kLong: return std::vector<std::int64_t>(kabi::Longs(x), kabi::Longs(x) + x->n);
     case kabi::kInt: return std::vector<std::int64_t>(kabi::Ints(x), kabi::Ints(x) + x->n);
@@ -100,12 +101,12 @@ std::vector<std::int64_t> Args::LongsAt(std::size_t i) const {
 
 Operand Args::OperandAt(std::size_t i) const {
   if (i >= size()) Expected(i, "tensor or k array");
-  return OperandFromK(fn_, items_[i]);
+  return OperandFromK(fn_, (*this)[i]);
 }
 
 Operand Args::InputAt(std::size_t i) const {
   if (i >= size()) Expected(i, "tensor or k array");
-  return InputFromK(fn_, items_[i]);
+  return InputFromK(fn_, (*this)[i]);
 }
 
 Handle PointerArgument(const char* fn, K x) {

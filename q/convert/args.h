@@ -1,7 +1,8 @@
 // Args — the arguments of a rank-1 plugin call, read as ktorch reads them: `::` and `()` are
 // no arguments; a pointer, or any value that is not a general list, is one argument; a general
 // list is one argument per item. Typed getters throw kscope::Error naming the function and the
-// argument ("tensor: arg[1] expected long, given symbol scalar"). Borrows the K it reads.
+// argument ("tensor: arg[1] expected long, given symbol scalar"). Borrows the K it reads, and
+// reads a general list's items where they are (no copy, no allocation).
 #ifndef KSCOPE_Q_CONVERT_ARGS_H_
 #define KSCOPE_Q_CONVERT_ARGS_H_
 
@@ -32,9 +33,9 @@ class Args {
   Args(const char* fn, kabi::K x);
 
   const char* fn() const { return fn_; }
-  std::size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  kabi::K operator[](std::size_t i) const { return items_[i]; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  kabi::K operator[](std::size_t i) const { return items_ != nullptr ? items_[i] : whole_; }
 
   bool IsPointerAt(std::size_t i) const;
   bool IsSymbolAt(std::size_t i) const;
@@ -58,7 +59,8 @@ class Args {
 
   const char* fn_;
   kabi::K whole_;
-  std::vector<kabi::K> items_;
+  const kabi::K* items_ = nullptr;  // a general list's items; nullptr: whole_ is the one argument
+  std::size_t size_ = 0;
 };
 
 }  // namespace kscope::q

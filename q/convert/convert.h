@@ -32,6 +32,8 @@ K Null();
 bool IsNull(K x);
 // ktorch's pointer shape: a general list of one long atom.
 bool IsPointer(K x);
+// A pointer to a live object of class c (one handle-table read; false for a stale pointer).
+bool IsPointerTo(K x, ObjectClass c);
 Handle HandleOf(K pointer);
 K Pointer(Handle h);
 

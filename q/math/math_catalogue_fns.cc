@@ -12,6 +12,7 @@
 // `Abs(1 2;3 4)`) is the one tensor of a function with a single required tensor parameter;
 // otherwise it is an argument list (`amin((1 5 3;4 2 6);0 1)`). k data is read in
 // place unless a pointer is among the items (then copied, as the result's graph may keep it).
+// `f p` and `f(p;q)` on a function with a direct form skip the parse (math::RunDirect).
 #include <array>
 #include <optional>
 #include <utility>
@@ -66,10 +67,6 @@ bool Fits(char kind, K x) {
   }
 }
 
-bool IsVectorPointer(K x) {
-  return IsPointer(x) && class_if_mapped(HandleOf(x)) == ObjectClass::kVector;
-}
-
 struct Parsed {
   math::ArgList args;
   Handle out;
@@ -90,7 +87,8 @@ class Parser {
       p.in_place = true;
       --end;
     }
-    if (params_.size() == 1 && params_[0].kind == 'T' && end > 1 && !IsVectorPointer(a_[0])) {
+    if (params_.size() == 1 && params_[0].kind == 'T' && end > 1 &&
+        !IsPointerTo(a_[0], ObjectClass::kVector)) {
       // f(x;y;z): every item is one of the tensors.
       std::vector<Operand> items;
       for (std::size_t i = 0; i < end; ++i) items.push_back(TensorAt(i));
@@ -188,8 +186,20 @@ bool IsDataList(K x) {
   return x->n > 0;
 }
 
+bool IsPointerPair(K x) {
+  return x != nullptr && x->t == kabi::kMixed && x->n == 2 && IsPointer(kabi::Items(x)[0]) &&
+         IsPointer(kabi::Items(x)[1]);
+}
+
 K RunFunction(const math::Function& f, K x) {
   return Guard([&] {
+    // f p and f(p;q) on a function with a direct form go straight to it: the parse below would
+    // give the same arguments (a direct form's first parameters are tensors).
+    if (f.unary != nullptr && IsPointer(x)) return KFromResult(math::RunDirect(f, HandleOf(x)));
+    if (f.binary != nullptr && IsPointerPair(x)) {
+      return KFromResult(
+          math::RunDirect(f, HandleOf(kabi::Items(x)[0]), HandleOf(kabi::Items(x)[1])));
+    }
     const Args a(f.name, x);
     const std::vector<math::Parameter>& params = math::Parameters(f);
     if (TakesOneTensor(params) && IsDataList(x)) {

@@ -258,16 +258,12 @@ std::vector<Operand> Operands(const char* fn, K list) {
   return items;
 }
 
-bool IsClass(const Args& a, std::size_t i, ObjectClass c) {
-  return a.IsPointerAt(i) && class_if_mapped(a.PointerAt(i)) == c;
-}
-
 K Vector(K x) {
   return Guard([&] {
     const Args a("vector", x);
     if (a.empty()) return Pointer(vector(std::vector<Operand>{}));
     if (IsPointer(x)) return KFromValue(Value(vector(HandleOf(x))));
-    if (IsClass(a, 0, ObjectClass::kVector) && (a.size() == 2 || a.size() == 3)) {
+    if ((a.size() == 2 || a.size() == 3) && IsPointerTo(a[0], ObjectClass::kVector)) {
       if (a.size() == 2 && a[1]->t > 0) {  // several indices: their values, as a list
         TensorVector picked;
         for (std::int64_t i : a.LongsAt(1)) picked.push_back(vector(a.PointerAt(0), i));
@@ -299,7 +295,7 @@ K Dict(K x) {
     if (IsPointer(x)) return KFromValue(Value(dict(HandleOf(x))));
     if (x->t == kabi::kDictionary)
       return Pointer(dict(NamedFromK(kabi::DictKeys(x), kabi::DictValues(x))));
-    if (IsClass(a, 0, ObjectClass::kDictionary) && (a.size() == 2 || a.size() == 3)) {
+    if ((a.size() == 2 || a.size() == 3) && IsPointerTo(a[0], ObjectClass::kDictionary)) {
       if (a.size() == 2 && a[1]->t == kabi::kSymbol) {  // several keys: their values, as a list
         TensorVector picked;
         for (const std::string& key : a.SymbolsAt(1)) picked.push_back(dict(a.PointerAt(0), key));
