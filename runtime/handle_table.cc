@@ -76,7 +76,7 @@ void HandleTable::Unlink(std::uint32_t slot) {
   e.listed_in = nullptr;
 }
 
-std::uint64_t HandleTable::Insert(Object object, OwnerId owner, int depth, const char* origin) {
+std::uint64_t HandleTable::Insert(Object&& object, OwnerId owner, int depth, const char* origin) {
   constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << (63 - kSlotBits);
   if (next_sequence_ >= kMaxSequence) {
     Fail("handle table: %d handles created, the most one process can create", kMaxSequence - 1);
@@ -116,7 +116,7 @@ Object HandleTable::Erase(Entry& e) {
   return object;
 }
 
-Handle HandleTable::Add(Object object, OwnerId owner, int depth, const char* origin) {
+Handle HandleTable::Add(Object&& object, OwnerId owner, int depth, const char* origin) {
   absl::MutexLock lock(&mu_);
   return Handle(Insert(std::move(object), owner, depth, origin));
 }
@@ -236,7 +236,7 @@ Object HandleTable::Transfer(Handle src, Handle dst) {
   return old;
 }
 
-Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object object, OwnerId owner,
+Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object&& object, OwnerId owner,
                             int depth, const char* origin, std::vector<Object>* released) {
   absl::MutexLock lock(&mu_);
   for (Handle h : consumed) Find(h);

@@ -61,7 +61,7 @@ class HandleTable {
 
   // Registers `object` (which must not be empty) under a new id owned by `owner`.
   // `origin` must be a string with static storage duration.
-  Handle Add(Object object, OwnerId owner, int depth, const char* origin);
+  Handle Add(Object&& object, OwnerId owner, int depth, const char* origin);
 
   bool Contains(Handle h) const;
   // h's class, or nullopt when h is stale (never throws): one read for "is it a live vector?".
@@ -107,7 +107,7 @@ class HandleTable {
   // Consuming construction: checks every handle in `consumed` is live, removes them (their
   // objects appended to *released), and registers `object` under a new id.
   // Throws "stale pointer" with nothing changed if one is stale.
-  Handle Consume(absl::Span<const Handle> consumed, Object object, OwnerId owner, int depth,
+  Handle Consume(absl::Span<const Handle> consumed, Object&& object, OwnerId owner, int depth,
                  const char* origin, std::vector<Object>* released);
 
   // Every live entry in creation order, with a strong reference to its object.
@@ -143,7 +143,7 @@ class HandleTable {
     return static_cast<std::uint32_t>(id & ((std::uint64_t{1} << kSlotBits) - 1));
   }
 
-  std::uint64_t Insert(Object object, OwnerId owner, int depth, const char* origin)
+  std::uint64_t Insert(Object&& object, OwnerId owner, int depth, const char* origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live entry's slot; returns its object.
   Object Erase(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

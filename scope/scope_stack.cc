@@ -120,12 +120,12 @@ int ScopeDepth() { return static_cast<int>(Stack().open.size()); }
 
 std::vector<ScopeId> OpenScopes() { return Stack().open; }
 
-Handle Own(Object object, const char* origin) {
+Handle Own(Object&& object, const char* origin) {
   const Placement at = PlaceNew(origin);
   return HandleTable::Global().Add(std::move(object), at.owner, at.depth, origin);
 }
 
-Handle OwnConsuming(absl::Span<const Handle> consumed, Object object, const char* origin) {
+Handle OwnConsuming(absl::Span<const Handle> consumed, Object&& object, const char* origin) {
   const Placement at = PlaceNew(origin);
   std::vector<Object> released;  // dropped after the table's lock is released
   return HandleTable::Global().Consume(consumed, std::move(object), at.owner, at.depth, origin,

@@ -54,11 +54,11 @@ std::vector<ScopeId> OpenScopes();
 // Registers `object` as a new handle owned by this thread's innermost scope. `origin` (a
 // static string, the API call's name) is recorded and names the call in the strict-mode error.
 // Throws kscope::Error in strict mode when no scope is open.
-Handle Own(Object object, const char* origin);
+Handle Own(Object&& object, const char* origin);
 // Consuming construction (validate, build, commit): `consumed` handles become stale and
 // `object` is registered as one new handle owned by the innermost scope. Throws with nothing
 // changed if any consumed handle is stale or if strict mode refuses the creation.
-Handle OwnConsuming(absl::Span<const Handle> consumed, Object object, const char* origin);
+Handle OwnConsuming(absl::Span<const Handle> consumed, Object&& object, const char* origin);
 
 // Releases every handle owned by the root and by this thread's scopes; scopes stay open.
 void ReleaseThreadHandles();
