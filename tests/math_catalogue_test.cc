@@ -297,10 +297,12 @@ TEST_F(MathCatalogueTest, RunDirectOnHandlesIsRunWithoutTheParse) {
     if (f.binary != nullptr) {
       ++binary;
       EXPECT_TRUE(takes_tensor(0) && takes_tensor(1) && required <= 2) << f.name;
-      for (const auto& [a, b] : {std::pair{x, y}, std::pair{x, v}, std::pair{gone, y}}) {
-        ExpectSameOutcome([&] { return math::RunDirect(f, a, b); },
+      // Pairs, not structured bindings: C++17 lambdas cannot capture those.
+      for (const std::pair<Handle, Handle>& ab :
+           {std::pair{x, y}, std::pair{x, v}, std::pair{gone, y}}) {
+        ExpectSameOutcome([&] { return math::RunDirect(f, ab.first, ab.second); },
                           [&] {
-                            return math::Run(f, {a, b});
+                            return math::Run(f, {ab.first, ab.second});
                           },
                           f.name);
       }
