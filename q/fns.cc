@@ -1,12 +1,14 @@
 // fns — the plugin's only exported symbol. q loads it with (`ktorch 2:`fns,1) and calls it
 // with `::`; it returns the dictionary of every function name -> q function (made with dl):
 // ktorch's names in ktorch's order (q/ktorch_names.h), then kscope's own. It also makes q the
-// runner of callback modules' functions.
+// runner of callback modules' functions, and asks libtorch for C++ backtraces only while the
+// `stackframe setting is on (q/env/settings.h).
 #include <cstddef>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "q/ktorch_names.h"
@@ -40,6 +42,7 @@ std::vector<Export> InKtorchOrder(const std::vector<Export>& exports) {
 extern "C" __attribute__((visibility("default"))) K fns(K) {
   return kscope::q::Guard([] {
     kscope::q::InstallCallbackFallback();
+    kscope::q::InstallBacktraceFetcher();
     std::vector<Export> all;
     for (const auto& group :
          {kscope::q::PointerExports(),       kscope::q::TensorExports(),

@@ -219,6 +219,22 @@ void Killed(const Setup& s) {
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
 }
 
+void Slow(const Setup& s) {
+  const Scope scope = Scope::Open();
+  const Handle g = group(s.group);
+  const Handle m = Classifier(s.group.rank);
+  train(m, {{"batchsize", std::int64_t{4}}});
+  const auto [x, y] = Data(24, 1);
+  model_data(m, DataMode::kTrain, x, y);
+  distribute(m, g);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    // The last rank comes late to each epoch: the others wait in its first step's averaging.
+    if (s.group.rank == s.group.world - 1) std::this_thread::sleep_for(std::chrono::seconds(3));
+    run(m);
+  }
+  CheckSameOnEveryRank(Flat(m), "after two epochs with a late rank");
+}
+
 void RankError(const Setup& s) {
   const int rank = s.group.rank, world = s.group.world;
   const Scope scope = Scope::Open();

@@ -174,10 +174,11 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr << "usage: distributed_worker "
-                 "collectives|early_exit|missing|train|train_nccl|mismatch|killed|rank_error RANK "
-                 "WORLD RENDEZVOUS "
-                 "TIMEOUT_MS\n";
+    std::cerr
+        << "usage: distributed_worker "
+           "collectives|early_exit|missing|train|train_nccl|mismatch|killed|slow|rank_error RANK "
+           "WORLD RENDEZVOUS "
+           "TIMEOUT_MS\n";
     return 2;
   }
   try {
@@ -193,6 +194,8 @@ int main(int argc, char** argv) {
       kscope::worker::Mismatch(s);
     } else if (s.scenario == "killed") {
       kscope::worker::Killed(s);
+    } else if (s.scenario == "slow") {
+      kscope::worker::Slow(s);
     } else if (s.scenario == "rank_error") {
       kscope::worker::RankError(s);
     } else {

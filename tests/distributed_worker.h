@@ -57,12 +57,16 @@ std::string ErrorOf(F f) {
 //           nothing;
 //   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
 //           epoch; every other rank's run must fail naming run, with its data restored;
+//   slow    the last rank comes to each of two epochs 3 s late (its peers wait in the first
+//           step's averaging, well inside the group's timeout): every rank trains on, ending
+//           with the same values;
 //   rank_error  the last rank's data holds a class out of range: its run and testrun fail with
 //           its own error and every other rank's with the group's, none taking a step, and
 //           the next epochs train alike on every rank.
 void Train(const Setup& s);
 void Mismatch(const Setup& s);
 void Killed(const Setup& s);
+void Slow(const Setup& s);
 void RankError(const Setup& s);
 
 }  // namespace kscope::worker

@@ -149,6 +149,7 @@ TEST_F(PluginSettingTest, StackframeAddsLibtorchsBacktrace) {
   Call("setting", "(`stackframe;0b)");
   EXPECT_THAT(framed, StartsWith(plain));
   EXPECT_THAT(framed, HasSubstr("Exception raised from"));
+  EXPECT_THAT(framed, HasSubstr("frame #"));  // libtorch's backtrace, captured while it is on
   Call("free", both);
 }
 

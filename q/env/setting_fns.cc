@@ -4,7 +4,11 @@
 // scope. One table row per setting; a setter reads its value (a boolean, or a long) before changing
 // anything.
 #include <atomic>
+#include <functional>
 #include <string>
+
+#include <c10/util/Backtrace.h>
+#include <c10/util/Logging.h>
 
 #include "api/env/environment.h"
 #include "q/convert/args.h"
@@ -100,6 +104,11 @@ bool Stackframe() { return stackframe.load(std::memory_order_relaxed); }
 void SetStackframe(bool on) { stackframe.store(on, std::memory_order_relaxed); }
 bool ComplexFirst() { return complex_first.load(std::memory_order_relaxed); }
 void SetComplexFirst(bool on) { complex_first.store(on, std::memory_order_relaxed); }
+
+void InstallBacktraceFetcher() {
+  c10::SetStackTraceFetcher(std::function<std::string()>(
+      [] { return Stackframe() ? c10::get_backtrace(/*frames_to_skip=*/1) : std::string(); }));
+}
 
 std::vector<Export> SettingExports() { return {Unary("setting", Setting)}; }
 

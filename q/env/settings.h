@@ -22,6 +22,12 @@ void SetStackframe(bool on);
 bool ComplexFirst();
 void SetComplexFirst(bool on);
 
+// Makes libtorch capture a C++ backtrace for its errors only while `stackframe is on, the only
+// time the plugin shows one: libtorch 1.13 symbolizes one for every c10::Error it constructs
+// (milliseconds each, the bulk of a failing call's cost), 2.x lazily. Process-wide (libtorch's
+// hook): fns installs it when q loads the plugin.
+void InstallBacktraceFetcher();
+
 }  // namespace kscope::q
 
 #endif  // KSCOPE_Q_ENV_SETTINGS_H_

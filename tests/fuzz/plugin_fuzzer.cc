@@ -2,12 +2,13 @@
 //
 // Each input is decoded into a sequence of calls: a function of fns (every exported name is
 // reachable but `group`, see kNotFuzzed) applied to a random k value — atoms and vectors of the
-// basic types, symbols drawn from the words the API understands, general lists, dictionaries, `::`,
+// basic types, symbols (drawn from a few common words, or read from the input as text, where
+// the dictionary ktorch.dict's option words and names land), general lists, dictionaries, `::`,
 // and pointers, both live ones (made at the start of the input) and stale ids. Calls go through
 // khost::Call, so every host check runs; any error-severity report aborts (a finding), as does a
 // crash or a leak after the input's handles are released. Built by tests/fuzz/CMakeLists.txt with
-// clang
-// (-DKSCOPE_FUZZ=ON); run:  build-fuzz/tests/fuzz/plugin_fuzzer -max_total_time=60
+// clang (-DKSCOPE_FUZZ=ON); run from the kept corpus with the dictionary (tests/fuzz/README.md):
+//   build-san/tests/fuzz/plugin_fuzzer -dict=tests/fuzz/ktorch.dict NEW_DIR tests/fuzz/corpus
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -89,7 +90,7 @@ class ValueMaker {
       case 0: return Atom();
       case 1: return Vector();
       case 2: return Pointer();
-      case 3: return kq::Sym(Word());
+      case 3: return kq::Sym(Word().c_str());
       case 4: return kq::Null();
       case 5: {
         std::vector<K> items;
@@ -102,7 +103,7 @@ class ValueMaker {
         K keys = kabi::ktn(kabi::kSymbol, n);
         K values = kabi::ktn(kabi::kMixed, n);
         for (int i = 0; i < n; ++i) {
-          kabi::Symbols(keys)[i] = kabi::ss(const_cast<char*>(kWords[i]));
+          kabi::Symbols(keys)[i] = kabi::ss(const_cast<char*>(Word().c_str()));
           kabi::Items(values)[i] = Make(depth + 1);
         }
         return kabi::xD(keys, values);
@@ -112,7 +113,9 @@ class ValueMaker {
   }
 
  private:
-  const char* Word() {
+  // A symbol's text: one of kWords, or up to 24 bytes of the input (a dictionary word).
+  std::string Word() {
+    if (data_->ConsumeBool()) return data_->ConsumeRandomLengthString(24);
     return kWords[data_->ConsumeIntegralInRange<std::size_t>(0, std::size(kWords) - 1)];
   }
   int Type() {
@@ -122,7 +125,7 @@ class ValueMaker {
 
   K Fill(K x, long long i) {
     switch (x->t) {
-      case kabi::kSymbol: kabi::Symbols(x)[i] = kabi::ss(const_cast<char*>(Word())); break;
+      case kabi::kSymbol: kabi::Symbols(x)[i] = kabi::ss(const_cast<char*>(Word().c_str())); break;
       case kabi::kReal: kabi::Reals(x)[i] = static_cast<float>(Small()) / 4; break;
       case kabi::kFloat: kabi::Floats(x)[i] = static_cast<double>(Small()) / 4; break;
       case kabi::kShort: kabi::Shorts(x)[i] = static_cast<std::int16_t>(Small()); break;

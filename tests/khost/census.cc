@@ -85,7 +85,7 @@ std::vector<internal::LiveObject> Orphans(const std::vector<internal::LiveObject
 namespace internal {
 
 void SweepAfterCall(std::uint64_t since, K result, absl::string_view name) {
-  const std::vector<LiveObject> live = LiveObjects();
+  const std::vector<LiveObject> live = LiveObjects(ThreadIndex());
   const absl::flat_hash_map<K, std::int64_t> edges = InEdges(live);
   for (const LiveObject& o : Orphans(live, edges, since, result)) {
     if (retain_guards.load() > 0) {

@@ -1,7 +1,9 @@
 // census.h — leak and ownership accounting over the live objects.
 //
 // After every plugin call (apply.h) the host sweeps the objects allocated during the call: one
-// that is still alive, is not the result and is held by no live container has leaked. Objects
+// that is still alive, is not the result and is held by no live container has leaked. A call
+// allocates on its caller's thread, so the sweep looks at that thread's objects only: calls
+// running on several threads at once neither see nor read each other's objects. Objects
 // the plugin deliberately keeps (caches) look the same; a test excuses them with an
 // AllowRetained guard, which counts them in Stats().retained instead of reporting them. The same
 // sweep checks over-ownership: no object may sit in more container slots than r + 1 allows
@@ -47,7 +49,8 @@ class LeakScope {
 };
 
 namespace internal {
-// The sweep run after a plugin call: objects allocated after serial `since`, `result` excepted.
+// The sweep run after a plugin call: objects the calling thread allocated after serial `since`,
+// `result` excepted.
 void SweepAfterCall(std::uint64_t since, kabi::K result, absl::string_view name);
 }  // namespace internal
 

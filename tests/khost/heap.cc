@@ -216,12 +216,23 @@ std::uint64_t LastSerial() {
   return r.serial;
 }
 
-std::vector<LiveObject> LiveObjects() {
+namespace {
+constexpr std::uint32_t kEveryThread = 0;  // ThreadIndex() starts at 1
+}  // namespace
+
+std::vector<LiveObject> LiveObjects() { return LiveObjects(kEveryThread); }
+
+std::vector<LiveObject> LiveObjects(std::uint32_t thread) {
   Registry& r = Reg();
   absl::MutexLock lock(&r.mu);
   std::vector<LiveObject> objects;
   objects.reserve(r.live.size());
-  for (K x : r.live) objects.push_back(LiveObject{x, PrefixOf(x)->serial});
+  for (K x : r.live) {
+    const Prefix* p = PrefixOf(x);
+    if (thread == kEveryThread || p->thread == thread) {
+      objects.push_back(LiveObject{x, p->serial, p->thread});
+    }
+  }
   return objects;
 }
 

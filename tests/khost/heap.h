@@ -97,9 +97,12 @@ std::uint64_t LastSerial();
 struct LiveObject {
   K object;
   std::uint64_t serial;
+  std::uint32_t thread;  // ThreadIndex() of the allocating thread
 };
-// A snapshot of the live objects, in no particular order.
+// A snapshot of the live objects, in no particular order: all of them, or only those the
+// thread with ThreadIndex() `thread` allocated.
 std::vector<LiveObject> LiveObjects();
+std::vector<LiveObject> LiveObjects(std::uint32_t thread);
 
 struct Counters {
   std::int64_t live = 0, allocated = 0, freed = 0, peak = 0, quarantined = 0;
