@@ -151,6 +151,15 @@ TEST_F(DistributedTest, RankKilledMidRunFailsItsPeers) {
               ::testing::ElementsAre(0, 0, -1));
 }
 
+// The last of three ranks dies after joining, just before distribute's broadcast of rank 0's
+// state, or before testrun's group metrics: the others' call fails naming it and their rank.
+TEST_F(DistributedTest, RankKilledBeforeBroadcastOrTestrunFailsItsPeers) {
+  EXPECT_THAT(RunRanks("killed_distribute", 3, 3, TcpRendezvous(), kTimeout),
+              ::testing::ElementsAre(0, 0, -1));
+  EXPECT_THAT(RunRanks("killed_testrun", 3, 3, TcpRendezvous(), kTimeout),
+              ::testing::ElementsAre(0, 0, -1));
+}
+
 // A rank's own error mid-epoch (a class out of range in its data) reaches its peers at the
 // step's averaging: every rank fails at once, well inside a 10-minute timeout (a peer waiting it
 // out would be stopped by RunRanks' 120 s limit), and the ranks train on in step.

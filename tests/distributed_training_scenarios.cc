@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -217,6 +218,36 @@ void Killed(const Setup& s) {
             error, absl::StrFormat("run: rank %d of %d failed: ", s.group.rank, s.group.world)),
         error);
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
+}
+
+void KilledBeforePhase(const Setup& s, const std::string& phase) {
+  const Scope scope = Scope::Open();
+  const Handle g = group(s.group);
+  const Handle m = Classifier(s.group.rank);
+  train(m, {{"batchsize", std::int64_t{4}}});
+  test(m, {{"batchsize", std::int64_t{4}},
+           {"metrics", std::vector<std::string>{"loss", "groupmatches"}}});
+  const auto [x, y] = Data(24, 1);
+  model_data(m, DataMode::kTrain, x, y);
+  model_data(m, DataMode::kTest, x, y);
+  const bool dies = s.group.rank == s.group.world - 1;
+  const auto die_if_last = [&](const std::string& here) {
+    if (dies && here == phase) raise(SIGKILL);
+  };
+  const auto expect_failure = [&](const std::string& fn, const std::function<void()>& call) {
+    const std::string error = ErrorOf(call);
+    Check(absl::StartsWith(
+              error, absl::StrFormat("%s: rank %d of %d failed", fn, s.group.rank, s.group.world)),
+          error);
+  };
+  barrier(g);  // every rank has joined: what fails next is the phase's collective
+  die_if_last("distribute");
+  if (phase == "distribute") return expect_failure("distribute", [&] { distribute(m, g); });
+  distribute(m, g);
+  run(m);
+  barrier(g);
+  die_if_last("testrun");
+  expect_failure("testrun", [&] { testrun(m); });
 }
 
 void Slow(const Setup& s) {

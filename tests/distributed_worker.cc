@@ -176,7 +176,8 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &s)) {
     std::cerr
         << "usage: distributed_worker "
-           "collectives|early_exit|missing|train|train_nccl|mismatch|killed|slow|rank_error RANK "
+           "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_distribute|"
+           "killed_testrun|slow|rank_error RANK "
            "WORLD RENDEZVOUS "
            "TIMEOUT_MS\n";
     return 2;
@@ -194,6 +195,8 @@ int main(int argc, char** argv) {
       kscope::worker::Mismatch(s);
     } else if (s.scenario == "killed") {
       kscope::worker::Killed(s);
+    } else if (s.scenario == "killed_distribute" || s.scenario == "killed_testrun") {
+      kscope::worker::KilledBeforePhase(s, s.scenario.substr(std::string("killed_").size()));
     } else if (s.scenario == "slow") {
       kscope::worker::Slow(s);
     } else if (s.scenario == "rank_error") {

@@ -57,6 +57,9 @@ std::string ErrorOf(F f) {
 //           nothing;
 //   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
 //           epoch; every other rank's run must fail naming run, with its data restored;
+//   killed_distribute, killed_testrun  after every rank has joined, the last rank kills itself
+//           just before distribute (rank 0's state broadcast) or testrun (the group metrics'
+//           allreduce): every other rank's call fails naming the call and the rank;
 //   slow    the last rank comes to each of two epochs 3 s late (its peers wait in the first
 //           step's averaging, well inside the group's timeout): every rank trains on, ending
 //           with the same values;
@@ -66,6 +69,8 @@ std::string ErrorOf(F f) {
 void Train(const Setup& s);
 void Mismatch(const Setup& s);
 void Killed(const Setup& s);
+// phase: "distribute" or "testrun".
+void KilledBeforePhase(const Setup& s, const std::string& phase);
 void Slow(const Setup& s);
 void RankError(const Setup& s);
 
