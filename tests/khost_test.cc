@@ -249,6 +249,16 @@ TEST_F(KhostTest, B9InProcessModeWritesSymbolPointers) {
   EXPECT_EQ(khost::S1(back.get()), "`a`b!1 2");
 }
 
+TEST_F(KhostTest, D9ReadsAnEmptySymbolList) {
+  // Found by the fuzzer: d9 of an empty symbol list copied from a null pointer (UBSan).
+  KRef empty(kabi::ktn(kabi::kSymbol, 0));
+  KRef bytes(kabi::b9(-1, empty.get()));
+  KRef back(kabi::d9(bytes.get()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->t, kabi::kSymbol);
+  EXPECT_EQ(back->n, 0);
+}
+
 TEST_F(KhostTest, B9ModeThreeRoundTripsThroughOkxAndD9) {
   KRef x(kq::Parse("(1;`a`b;\"text\";0101b;`x`y!(1.5;2000.01.01);+`c`d!(1 2;`p`q);::)"));
   ReportCapture capture;  // b9 outside mode -1 is flagged: q wants -1 inside a plugin

@@ -5,6 +5,7 @@
 // 32-bit total length. Then one object: a type byte; for atoms the value; for vectors an
 // attribute byte, a 32-bit count and the items; dictionaries 99 keys values; tables 98, an
 // attribute byte and the dictionary; `::` 101 and a byte; errors -128 and their text.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -195,7 +196,7 @@ class Reader {
       std::vector<char*> symbols;
       for (std::int32_t i = 0; i < n; ++i) symbols.push_back(TakeSymbol());
       K x = kabi::ktn(t, n);
-      std::memcpy(kabi::Payload(x), symbols.data(), symbols.size() * sizeof(char*));
+      std::copy(symbols.begin(), symbols.end(), kabi::Symbols(x));  // none for an empty list
       x->u = attribute;
       return KRef(x);
     }
