@@ -5,11 +5,12 @@
 // .ci/run) runs them to find data races. Each test is bounded by a Watchdog, not by a time.
 #include <algorithm>
 #include <atomic>
-#include <mutex>
+#include <deque>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "tests/test_fixture.h"
 #include "tests/watchdog.h"
 
@@ -36,21 +37,21 @@ bool IsStale(const Error& e) {
 class Mailbox {
  public:
   void Post(Handle h) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     posted_.push_back(h);
   }
   // The oldest posted handle, or an empty one.
   Handle Take() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (posted_.empty()) return Handle();
     Handle h = posted_.front();
-    posted_.erase(posted_.begin());
+    posted_.pop_front();
     return h;
   }
 
  private:
-  std::mutex mu_;
-  std::vector<Handle> posted_;
+  absl::Mutex mu_;
+  std::deque<Handle> posted_ ABSL_GUARDED_BY(mu_);
 };
 
 // What the threads counted; compared exactly once they have all joined.
