@@ -42,6 +42,15 @@ const char* const kKtorchTexts[] = {"stale pointer",
 const char* const kLibraryTexts[] = {"shape '", "ndim must be >= 1",
                                      "cannot create std::vector larger than max_size()"};
 
+// The text of `texts` that `error` begins with, or nullptr.
+template <std::size_t N>
+const char* PrefixOf(const std::string& error, const char* const (&texts)[N]) {
+  for (const char* text : texts) {
+    if (absl::StartsWith(error, text)) return text;
+  }
+  return nullptr;
+}
+
 // Functions that run another one, whose errors name the one they run.
 const std::map<std::string, std::string>& Runs() {
   static const auto* runs = new std::map<std::string, std::string>{{"kforward", "forward"},
@@ -185,17 +194,12 @@ TEST_F(PluginBadInputTest, EveryFunctionWithEveryKindOfValueFailsCleanlyOrWorks)
       if (r.failed) {
         ++failed;
         EXPECT_FALSE(r.error.empty());
-        const auto ktorch_text =
-            std::find_if(std::begin(kKtorchTexts), std::end(kKtorchTexts),
-                         [&](const char* text) { return absl::StartsWith(r.error, text); });
-        const auto library_text =
-            std::find_if(std::begin(kLibraryTexts), std::end(kLibraryTexts),
-                         [&](const char* text) { return absl::StartsWith(r.error, text); });
-        if (ktorch_text != std::end(kKtorchTexts)) {
-          ++fixed_texts[*ktorch_text];
+        const char* const ktorch_text = PrefixOf(r.error, kKtorchTexts);
+        if (ktorch_text != nullptr) {
+          ++fixed_texts[ktorch_text];
         } else if (NamesTheFunction(r.error, name)) {
           ++named;
-        } else if (library_text != std::end(kLibraryTexts) ||
+        } else if (PrefixOf(r.error, kLibraryTexts) != nullptr ||
                    IsLibtorchsError(name, r.error, args)) {
           ++libtorchs;
         } else {
