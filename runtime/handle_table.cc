@@ -19,27 +19,9 @@ HandleTable& HandleTable::Global() {
   return *table;
 }
 
-const HandleTable::Entry* HandleTable::Lookup(Handle h) const {
-  const std::uint32_t slot = SlotOf(h.id());
-  if (h.is_null() || slot >= entries_.size() || entries_[slot].id != h.id()) return nullptr;
-  return &entries_[slot];
-}
+void HandleTable::FailStale() { Fail(kStalePointer); }
 
-HandleTable::Entry* HandleTable::Lookup(Handle h) {
-  return const_cast<Entry*>(std::as_const(*this).Lookup(h));
-}
-
-const HandleTable::Entry& HandleTable::Find(Handle h) const {
-  const Entry* e = Lookup(h);
-  if (e == nullptr) Fail(kStalePointer);
-  return *e;
-}
-
-HandleTable::Entry& HandleTable::Find(Handle h) {
-  return const_cast<Entry&>(std::as_const(*this).Find(h));
-}
-
-HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
+inline HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
   if (last_list_ == nullptr || last_owner_ != owner) {
     last_owner_ = owner;
     last_list_ = &owned_[owner];
@@ -47,7 +29,7 @@ HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
   return last_list_;
 }
 
-void HandleTable::Link(std::uint32_t slot, OwnedList* list) {
+inline void HandleTable::Link(std::uint32_t slot, OwnedList* list) {
   Entry& e = entries_[slot];
   e.listed_in = list;
   e.previous = list->last;
@@ -60,7 +42,7 @@ void HandleTable::Link(std::uint32_t slot, OwnedList* list) {
   list->last = slot;
 }
 
-void HandleTable::Unlink(std::uint32_t slot) {
+inline void HandleTable::Unlink(std::uint32_t slot) {
   Entry& e = entries_[slot];
   OwnedList* list = e.listed_in;
   if (e.previous == kNoSlot) {
@@ -148,21 +130,10 @@ Object HandleTable::Get(Handle h) const {
   return Find(h).object.share();
 }
 
-void HandleTable::ReadMany(absl::Span<const Handle> handles,
-                           absl::FunctionRef<void(std::size_t, const Object&)> f) const {
-  absl::MutexLock lock(&mu_);
-  for (std::size_t i = 0; i < handles.size(); ++i) f(i, Find(handles[i]).object);
-}
-
 EntryInfo HandleTable::Info(Handle h) const {
   absl::MutexLock lock(&mu_);
   const Entry& e = Find(h);
   return EntryInfo{h, e.object.object_class(), e.owner, e.depth, e.origin};
-}
-
-void HandleTable::Read(Handle h, absl::FunctionRef<void(const Object&)> f) const {
-  absl::MutexLock lock(&mu_);
-  f(Find(h).object);
 }
 
 Object HandleTable::Release(Handle h) {

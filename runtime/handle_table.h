@@ -25,8 +25,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "absl/base/optimization.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
@@ -75,13 +77,21 @@ class HandleTable {
   Object Get(Handle h) const;
   // Calls f(i, stored object of handles[i]) for each handle under one lock, without copying
   // the objects; throws "stale pointer" for the first stale one. f must be short and must
-  // not call back into the table; it may throw.
-  void ReadMany(absl::Span<const Handle> handles,
-                absl::FunctionRef<void(std::size_t, const Object&)> f) const;
+  // not call back into the table; it may throw. (A template, so that f is inlined: this is
+  // every pointer argument's read.)
+  template <typename F>
+  void ReadMany(absl::Span<const Handle> handles, F&& f) const {
+    absl::MutexLock lock(&mu_);
+    for (std::size_t i = 0; i < handles.size(); ++i) f(i, Find(handles[i]).object);
+  }
   EntryInfo Info(Handle h) const;
   // Calls f on the stored object under the lock: for exact reference counts. f must be short
   // and must not call back into the table.
-  void Read(Handle h, absl::FunctionRef<void(const Object&)> f) const;
+  template <typename F>
+  void Read(Handle h, F&& f) const {
+    absl::MutexLock lock(&mu_);
+    f(Find(h).object);
+  }
 
   // Removes h and returns its object. Throws "stale pointer".
   Object Release(Handle h);
@@ -133,12 +143,25 @@ class HandleTable {
     std::uint32_t next = kNoSlot;      // in the owner's list, or the free list
   };
 
-  // The slot of live handle h, or nullptr.
-  const Entry* Lookup(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Entry* Lookup(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The slot of live handle h, or nullptr. (Inline with Find: every call's path.)
+  const Entry* Lookup(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const std::uint32_t slot = SlotOf(h.id());
+    if (slot >= entries_.size() || entries_[slot].id != h.id() || h.is_null()) return nullptr;
+    return &entries_[slot];
+  }
+  Entry* Lookup(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return const_cast<Entry*>(std::as_const(*this).Lookup(h));
+  }
   // The same, throwing "stale pointer" for a stale h.
-  const Entry& Find(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  Entry& Find(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  const Entry& Find(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const Entry* e = Lookup(h);
+    if (ABSL_PREDICT_FALSE(e == nullptr)) FailStale();
+    return *e;
+  }
+  Entry& Find(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return const_cast<Entry&>(std::as_const(*this).Find(h));
+  }
+  [[noreturn]] static void FailStale();
   static std::uint32_t SlotOf(std::uint64_t id) {
     return static_cast<std::uint32_t>(id & ((std::uint64_t{1} << kSlotBits) - 1));
   }

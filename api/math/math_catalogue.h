@@ -142,15 +142,15 @@ const std::vector<Parameter>& Parameters(const Function& f);
 // the result's handle, and takes one reference to each argument's tensor.
 Result Run(const Function& f, absl::Span<const Arg> args, Handle out = Handle(),
            bool in_place = false);
+// The same by name; kscope::Error "math: unknown function `x" for a name not in the table.
+Result Run(const std::string& name, absl::Span<const Arg> args, Handle out = Handle(),
+           bool in_place = false);
 // f x and f(x;y) on handles through f's direct form (f.unary, f.binary; kscope::Error when f
 // has none), for callers that hold handles, as the q plugin does for `f p` and `f(p;q)`: the
 // same result and errors as Run(f, {x}) and Run(f, {x, y}), without the per-call argument
 // handling.
 Result RunDirect(const Function& f, Handle x);
 Result RunDirect(const Function& f, Handle x, Handle y);
-// The same by name; kscope::Error "math: unknown function `x" for a name not in the table.
-Result Run(const std::string& name, absl::Span<const Arg> args, Handle out = Handle(),
-           bool in_place = false);
 
 // The group tables the catalogue concatenates (one file each: api/math_<group>.cc).
 absl::Span<const Function> PointwiseFunctions();      // D1 D2 D3
