@@ -3,18 +3,22 @@
 // (kscope::distribute), so that each rank takes every world-th batch of one shuffle and the
 // gradients are averaged over the ranks in every step.
 //
-// Rank, world and rendezvous come from the environment, as examples/launch.sh sets them
-// (KSCOPE_RANK, KSCOPE_WORLD, KSCOPE_RENDEZVOUS: tcp://host:port or a file path); with none of
-// them set it runs as a world of one. Prints per epoch this task's loss and, on rank 0, the
-// group's loss and accuracy; then the group's test accuracy.
+// Rank, world and rendezvous come from the launcher that started the process: torchrun, srun,
+// mpirun or examples/launch.sh (kscope::launch_environment, api/distributed/
+// launch_environment.h); started by none, it runs as a world of one. Prints per epoch this task's
+// loss and, on rank 0, the group's loss and accuracy; then the group's test accuracy.
 //
-// --backend=nccl --device=cuda trains on GPUs (rank r on cuda:r modulo the devices it sees).
+// --backend=nccl --device=cuda trains on GPUs (each rank on cuda:<local rank> modulo the devices
+// it sees).
 //
 // Run:  examples/launch.sh -n 2 -- build/examples/distributed_mnist_example
+//       python3 -m torch.distributed.run --standalone --nproc_per_node=2 --no_python \
+//         build/examples/distributed_mnist_example
 //       (exit status 1 below 90% group test accuracy, if the ranks' parameters differ at the
 //       end, or with a live handle left; ctest runs two ranks as `distributed_mnist_example`)
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -22,14 +26,14 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "examples/mnist_data.h"
 #include "kscope/kscope.h"
 
 ABSL_FLAG(std::string, backend, "gloo", "the process group's backend: gloo or nccl");
-ABSL_FLAG(std::string, device, "cpu",
-          "where the model lives: cpu, or cuda (rank r on cuda:r modulo the devices)");
+ABSL_FLAG(
+    std::string, device, "cpu",
+    "where the model lives: cpu, or cuda (each rank on cuda:<local rank> modulo the devices)");
 
 namespace {
 
@@ -42,34 +46,31 @@ constexpr int kEpochs = 5;
 constexpr double kLearningRate = 0.5;
 constexpr double kRequiredAccuracy = 90;  // percent; chance is 10
 
-// The group's options from the environment; false (with the reason on stderr) when malformed.
-bool GroupFromEnvironment(kscope::GroupOptions* o) {
-  const char* rank = std::getenv("KSCOPE_RANK");
-  const char* world = std::getenv("KSCOPE_WORLD");
-  const char* rendezvous = std::getenv("KSCOPE_RENDEZVOUS");
-  if (rank == nullptr && world == nullptr && rendezvous == nullptr) {
-    o->rendezvous = absl::StrFormat("/tmp/kscope_distributed_mnist_%d", getpid());
-    return true;
+// The group's options: where the launcher placed this rank, or a world of one.
+kscope::GroupOptions Placement() {
+  kscope::GroupOptions o;
+  if (!kscope::launched()) {
+    o.rendezvous = absl::StrFormat("/tmp/kscope_distributed_mnist_%d", getpid());
+    return o;
   }
-  if (rank == nullptr || world == nullptr || rendezvous == nullptr ||
-      !absl::SimpleAtoi(rank, &o->rank) || !absl::SimpleAtoi(world, &o->world)) {
-    absl::FPrintF(stderr,
-                  "distributed_mnist: set KSCOPE_RANK, KSCOPE_WORLD and KSCOPE_RENDEZVOUS "
-                  "(examples/launch.sh)\n");
-    return false;
-  }
-  o->rendezvous = rendezvous;
-  return true;
+  const kscope::LaunchEnvironment e = kscope::launch_environment("distributed_mnist");
+  o.rank = e.rank;
+  o.world = e.world;
+  o.rendezvous = e.rendezvous;
+  o.local_rank = e.local_rank;
+  return o;
 }
 
 double Metric(const kscope::RunMetrics& r, std::size_t i) {
   return r.values.at(i).second.item<double>();
 }
 
-// The rank's device: cpu, cuda:N as given, or for cuda rank r's share of the CUDA devices.
-std::string RankDevice(const std::string& device, int rank) {
+// The rank's device: cpu, cuda:N as given, or for cuda its local rank's share of this machine's
+// CUDA devices (the rank's, when the launcher gave no local rank).
+std::string RankDevice(const std::string& device, const kscope::GroupOptions& o) {
   if (device != "cuda") return device;
-  return absl::StrFormat("cuda:%d", rank % std::max<std::int64_t>(1, kscope::cuda_device_count()));
+  const int local = o.local_rank >= 0 ? o.local_rank : o.rank;
+  return absl::StrFormat("cuda:%d", local % std::max<std::int64_t>(1, kscope::cuda_device_count()));
 }
 
 }  // namespace
@@ -77,9 +78,14 @@ std::string RankDevice(const std::string& device, int rank) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   kscope::GroupOptions options;
+  try {
+    options = Placement();
+  } catch (const std::exception& e) {
+    absl::FPrintF(stderr, "%s\n", e.what());
+    return 2;
+  }
   options.timeout = std::chrono::seconds(60);
   options.backend = absl::GetFlag(FLAGS_backend);
-  if (!GroupFromEnvironment(&options)) return 2;
   at::set_num_threads(1);
   at::manual_seed(123);  // the same data on every rank
   double accuracy = 0;
@@ -88,7 +94,7 @@ int main(int argc, char** argv) {
     auto scope = kscope::Scope::Open();
     const at::Tensor means = kscope::examples::MeanImages();
     const auto train = Images(means, kTrainRows), test = Images(means, kTestRows);
-    const std::string device = RankDevice(absl::GetFlag(FLAGS_device), options.rank);
+    const std::string device = RankDevice(absl::GetFlag(FLAGS_device), options);
     if (device != "cpu") kscope::set_cuda_device(device);
     const kscope::Handle g = kscope::group(options);
     const kscope::Handle q = kscope::module({"linear", "", {kInputs, kClasses}, {}, {}});

@@ -4,8 +4,9 @@
 #   examples/launch.sh -n N [--rendezvous URL] [--first-rank R] [--world W] -- PROGRAM [ARGS...]
 #
 # Starts N processes of PROGRAM ARGS, rank R .. R+N-1 of a world of W (default: R 0, W N), each
-# with KSCOPE_RANK, KSCOPE_WORLD and KSCOPE_RENDEZVOUS in its environment, which kscope programs
-# pass to group() (examples/distributed_mnist.cc, examples/q/distributed_mnist.q). Each output
+# with KSCOPE_RANK, KSCOPE_WORLD, KSCOPE_RENDEZVOUS and KSCOPE_LOCAL_RANK (0..N-1) in its
+# environment, which group_from_environment (q: group[]) reads, as it reads torchrun's, srun's and
+# mpirun's (examples/distributed_mnist.cc, examples/q/distributed_mnist.q). Each output
 # line is prefixed with "[rank r] ". The rendezvous defaults to a file in a fresh directory
 # (removed at exit), so no port can clash; give --rendezvous tcp://HOST:PORT to meet over TCP.
 # Waits for every rank; exits 0 when all exit 0, otherwise 1 after naming each failed rank. A
@@ -45,7 +46,7 @@ rendezvous=${rendezvous:-$directory/rendezvous}
 
 pids=()
 for ((rank = first; rank < first + count; ++rank)); do
-  KSCOPE_RANK=$rank KSCOPE_WORLD=$world KSCOPE_RENDEZVOUS=$rendezvous "$@" \
+  KSCOPE_RANK=$rank KSCOPE_WORLD=$world KSCOPE_RENDEZVOUS=$rendezvous KSCOPE_LOCAL_RANK=$((rank - first)) "$@" \
     > >(sed -u "s/^/[rank $rank] /") 2>&1 &
   pids+=($!)
 done

@@ -9,10 +9,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/distributed/group_object.h"
@@ -35,40 +38,59 @@ using testing::TcpRendezvous;
 
 using DistributedTest = testing::LeakCheckTest;
 
-// Starts ranks 0..started-1 of a world of `world` running `scenario` (fork+exec through
-// posix_spawn: nothing runs in a child before exec) and waits for them; a rank still running
-// after `limit` is killed. Returns each rank's exit status, -1 for a rank killed or not started.
-std::vector<int> RunRanks(const std::string& scenario, int started, int world,
-                          const std::string& rendezvous, std::chrono::milliseconds timeout,
-                          std::chrono::seconds limit = std::chrono::seconds(120)) {
-  std::vector<pid_t> pids(started, -1);
-  std::vector<int> status(started, -1);
-  for (int rank = 0; rank < started; ++rank) {
-    std::vector<std::string> args = {testing::kDistributedWorkerPath,
-                                     scenario,
-                                     absl::StrCat(rank),
-                                     absl::StrCat(world),
-                                     rendezvous,
-                                     absl::StrCat(timeout.count())};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
+// One process for RunProcesses: its command line and the variables set for it (NAME=value).
+struct Process {
+  std::vector<std::string> argv;
+  std::vector<std::string> variables;
+};
+
+// Whether `entry` (NAME=value) sets a launcher's variable (api/distributed/launch_environment.h).
+bool IsLauncherVariable(const std::string& entry) {
+  for (const char* prefix :
+       {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_",
+        "SLURM_", "OMPI_", "PMI_", "MPI_LOCALRANKID=", "KSCOPE_RANK=", "KSCOPE_WORLD=",
+        "KSCOPE_RENDEZVOUS=", "KSCOPE_LOCAL_RANK="}) {
+    if (absl::StartsWith(entry, prefix)) return true;
+  }
+  return false;
+}
+
+// Starts each process (fork+exec through posix_spawn: nothing runs in a child before exec) with
+// this process's environment less any launcher's variables, plus its own, and waits for them; a
+// process still running after `limit` is killed. Returns each one's exit status, -1 for one
+// killed or not started.
+std::vector<int> RunProcesses(std::vector<Process> processes,
+                              std::chrono::seconds limit = std::chrono::seconds(120)) {
+  const std::size_t n = processes.size();
+  std::vector<pid_t> pids(n, -1);
+  std::vector<int> status(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::string> variables;
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (!IsLauncherVariable(*e)) variables.push_back(*e);
+    }
+    variables.insert(variables.end(), processes[i].variables.begin(), processes[i].variables.end());
+    std::vector<char*> argv, envp;
+    for (std::string& a : processes[i].argv) argv.push_back(a.data());
+    for (std::string& v : variables) envp.push_back(v.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pids[rank], argv[0], nullptr, nullptr, argv.data(), environ) != 0)
-      pids[rank] = -1;
+    envp.push_back(nullptr);
+    if (posix_spawnp(&pids[i], argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0)
+      pids[i] = -1;
   }
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (int running = started; running > 0;) {
+  for (std::size_t running = n; running > 0;) {
     running = 0;
-    for (int rank = 0; rank < started; ++rank) {
-      if (pids[rank] <= 0) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (pids[i] <= 0) continue;
       int s = 0;
-      if (waitpid(pids[rank], &s, WNOHANG) == pids[rank]) {
-        status[rank] = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-        pids[rank] = -1;
+      if (waitpid(pids[i], &s, WNOHANG) == pids[i]) {
+        status[i] = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+        pids[i] = -1;
       } else if (std::chrono::steady_clock::now() > deadline) {
-        kill(pids[rank], SIGKILL);
-        waitpid(pids[rank], &s, 0);
-        pids[rank] = -1;
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], &s, 0);
+        pids[i] = -1;
       } else {
         ++running;
       }
@@ -76,6 +98,20 @@ std::vector<int> RunRanks(const std::string& scenario, int started, int world,
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return status;
+}
+
+// Starts ranks 0..started-1 of a world of `world` running `scenario` and waits for them (up to
+// `limit`). Returns each rank's exit status, -1 for a rank killed or not started.
+std::vector<int> RunRanks(const std::string& scenario, int started, int world,
+                          const std::string& rendezvous, std::chrono::milliseconds timeout,
+                          std::chrono::seconds limit = std::chrono::seconds(120)) {
+  std::vector<Process> ranks;
+  for (int rank = 0; rank < started; ++rank) {
+    ranks.push_back({{testing::kDistributedWorkerPath, scenario, absl::StrCat(rank),
+                      absl::StrCat(world), rendezvous, absl::StrCat(timeout.count())},
+                     {}});
+  }
+  return RunProcesses(std::move(ranks), limit);
 }
 
 constexpr std::chrono::milliseconds kTimeout(30000);
@@ -126,6 +162,66 @@ TEST_F(DistributedTest, TwoRanksTrainAsOneProcess) {
 
 TEST_F(DistributedTest, ThreeRanksTrainAsOneProcess) {
   EXPECT_THAT(RunRanks("train", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+// Launchers (api/distributed/launch_environment.h): ranks that learn their place from the
+// variables a launcher sets train as the ranks above do (the worker's `train env` form joins
+// through group_from_environment and checks the launcher's local rank).
+const std::vector<std::string> kTrainFromEnvironment = {testing::kDistributedWorkerPath, "train",
+                                                        "env", "30000"};
+
+// What srun sets for each task of a two-task step on this machine, rank 0 at the job's port.
+TEST_F(DistributedTest, SlurmPlacedRanksTrainAsOneProcess) {
+  const int port = testing::FreePortIn(10000, 29999);  // Slurm's: 10000 + job id % 20000
+  ASSERT_GT(port, 0);
+  std::vector<Process> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    ranks.push_back({kTrainFromEnvironment,
+                     {absl::StrCat("SLURM_PROCID=", rank), "SLURM_NTASKS=2",
+                      absl::StrCat("SLURM_LOCALID=", rank), "SLURM_STEP_NODELIST=localhost",
+                      absl::StrCat("SLURM_JOB_ID=", 20000 * 7 + port - 10000)}});
+  }
+  EXPECT_THAT(RunProcesses(std::move(ranks)), Each(Eq(0)));
+}
+
+// A Python whose torch has torch.distributed.run (torchrun): $KSCOPE_PYTHON, python3, or
+// Debian's /usr/bin/python3 (python3-torch); "" when none has.
+std::string TorchrunPython() {
+  std::vector<std::string> candidates = {"python3", "/usr/bin/python3"};
+  if (const char* chosen = std::getenv("KSCOPE_PYTHON"))
+    candidates.insert(candidates.begin(), chosen);
+  for (const std::string& python : candidates) {
+    const std::vector<int> status = RunProcesses(
+        {{{"/bin/sh", "-c", python + " -c 'import torch.distributed.run' >/dev/null 2>&1"}, {}}});
+    if (status[0] == 0) return python;
+  }
+  return "";
+}
+
+// torchrun --standalone starting two ranks; torch 2.x's serves the store itself (its agent
+// store), 1.13's leaves it to rank 0. `-r 1 -t 1` (redirect and tee stdout): torchrun 1.13's
+// default of 0 fails to parse under Python 3.11.
+TEST_F(DistributedTest, TorchrunLaunchedRanksTrainAsOneProcess) {
+  const std::string python = TorchrunPython();
+  if (python.empty()) {
+    const std::string why =
+        "no python3 with torch.distributed.run (Debian's python3-torch, or KSCOPE_PYTHON)";
+    if (std::getenv("KSCOPE_REQUIRE_TORCHRUN") != nullptr) FAIL() << why;
+    GTEST_SKIP() << why;
+  }
+  std::vector<std::string> command = {python,
+                                      "-m",
+                                      "torch.distributed.run",
+                                      "--standalone",
+                                      "--nproc_per_node=2",
+                                      "--monitor_interval=1",
+                                      "-r",
+                                      "1",
+                                      "-t",
+                                      "1",
+                                      "--no_python"};
+  command.insert(command.end(), kTrainFromEnvironment.begin(), kTrainFromEnvironment.end());
+  EXPECT_THAT(RunProcesses({{command, {}}}), Each(Eq(0)));
 }
 
 // The same over nccl, rank r's model on cuda:r: needs two GPUs (the GPU suite, docs/building.md,

@@ -116,7 +116,8 @@ void Train(const Setup& s) {
 
   const Scope scope = Scope::Open();
   if (s.device != "cpu") set_cuda_device(s.device);  // the current device of the rank's collectives
-  const Handle g = group(s.group);
+  const Handle g = JoinGroup(s);
+  Check(group_options(g).local_rank == s.group.local_rank, "the launcher's local rank");
   const Handle m = Classifier(rank, s.device);  // every rank starts elsewhere
   SetOptions(m, kBatch);
   const auto [x, y] = Data(kRows, 1);

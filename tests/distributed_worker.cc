@@ -2,6 +2,8 @@
 // started by tests/distributed_test.cc (never by hand in CI).
 //
 //   distributed_worker SCENARIO RANK WORLD RENDEZVOUS TIMEOUT_MS
+//   distributed_worker train env TIMEOUT_MS    rank, world and rendezvous from the variables of
+//                                              the launcher that started it (torchrun, srun)
 //
 // Scenarios:
 //   collectives  allreduce (sum mean max min; tensor, vector, dictionary handles and data),
@@ -155,6 +157,13 @@ void Missing(const Setup& s) {
 
 bool Parse(int argc, char** argv, Setup* s) {
   int timeout_ms = 0;
+  if (argc == 4 && std::string(argv[1]) == "train" && std::string(argv[2]) == "env" &&
+      absl::SimpleAtoi(argv[3], &timeout_ms)) {
+    s->scenario = argv[1];
+    s->from_environment = true;  // the group's place is read in main, where errors are reported
+    s->group.timeout = std::chrono::milliseconds(timeout_ms);
+    return true;
+  }
   if (argc != 6 || !absl::SimpleAtoi(argv[2], &s->group.rank) ||
       !absl::SimpleAtoi(argv[3], &s->group.world) || !absl::SimpleAtoi(argv[5], &timeout_ms)) {
     return false;
@@ -179,10 +188,19 @@ int main(int argc, char** argv) {
            "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_distribute|"
            "killed_testrun|slow|rank_error RANK "
            "WORLD RENDEZVOUS "
-           "TIMEOUT_MS\n";
+           "TIMEOUT_MS\n"
+           "       distributed_worker train env TIMEOUT_MS   (placed by its launcher's "
+           "variables)\n";
     return 2;
   }
   try {
+    if (s.from_environment) {
+      const kscope::LaunchEnvironment e = kscope::launch_environment("distributed_worker");
+      s.group.rank = e.rank;
+      s.group.world = e.world;
+      s.group.rendezvous = e.rendezvous;
+      s.group.local_rank = e.local_rank;
+    }
     if (s.scenario == "collectives") {
       Collectives(s);
     } else if (s.scenario == "early_exit") {

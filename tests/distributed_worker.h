@@ -17,8 +17,15 @@ namespace kscope::worker {
 struct Setup {
   std::string scenario;
   GroupOptions group;
-  std::string device = "cpu";  // where the rank's model lives (train_nccl: cuda:<rank>)
+  std::string device = "cpu";     // where the rank's model lives (train_nccl: cuda:<rank>)
+  bool from_environment = false;  // rank, world and rendezvous from the launcher's variables
 };
+
+// The scenario's group: group(s.group), or group_from_environment when the launcher placed it.
+inline Handle JoinGroup(const Setup& s) {
+  return s.from_environment ? group_from_environment(s.group.backend, s.group.timeout)
+                            : group(s.group);
+}
 
 inline void Check(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error("check failed: " + what);

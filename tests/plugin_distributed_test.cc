@@ -7,8 +7,10 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "tests/free_port.h"
 #include "tests/plugin_fixture.h"
+#include "tests/scoped_variables.h"
 
 namespace kscope::testing {
 namespace plugin_distributed_test {
@@ -68,12 +70,13 @@ TEST_F(PluginDistributedTest, BadArgumentsNameTheFunction) {
 }
 
 TEST_F(PluginDistributedTest, GroupDictionaryIsWhatTheGroupWasMadeFrom) {
-  EXPECT_EQ(Error("group", "::"), "group: no process group, make one with group");
+  EXPECT_EQ(Error("barrier", "::"), "barrier: no process group, make one with group");
   const std::string first = TcpRendezvous(), second = TcpRendezvous();
   KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(":" + first), kq::Float(2.5)}));
   KRef h = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(second), kq::Sym("gloo")}));
   KRef d = Call("group", g);
-  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(d.get())))), "`rank`world`rendezvous`backend`timeout");
+  EXPECT_EQ(S1(KRef(kabi::r1(kabi::DictKeys(d.get())))),
+            "`rank`world`rendezvous`backend`timeout`localrank");
   EXPECT_EQ(At(d, "rank")->t, -kabi::kLong);
   EXPECT_EQ(S1(At(d, "rank")), "0");
   EXPECT_EQ(At(d, "world")->t, -kabi::kLong);
@@ -83,20 +86,53 @@ TEST_F(PluginDistributedTest, GroupDictionaryIsWhatTheGroupWasMadeFrom) {
   EXPECT_EQ(At(d, "timeout")->t, -kabi::kTimespan);
   EXPECT_EQ(At(d, "timeout")->j, 2500000000);
   EXPECT_EQ(S1(At(d, "timeout")), "0D00:00:02.500000000");
-  // group[]: the default group, the last one made, with the default timeout of 300 seconds.
-  EXPECT_EQ(S1(Call("group")), "`rank`world`rendezvous`backend`timeout!(0;1;`" + second +
-                                   ";`gloo;0D00:05:00.000000000)");
-  EXPECT_EQ(S1(Call("group", h)), S1(Call("group")));
+  EXPECT_EQ(S1(At(d, "localrank")), "0N");  // made by hand: no launcher gave one
+  // The default timeout is 300 seconds.
+  EXPECT_EQ(S1(Call("group", h)), "`rank`world`rendezvous`backend`timeout`localrank!(0;1;`" +
+                                      second + ";`gloo;0D00:05:00.000000000;0N)");
 
   KRef t = Call("tensor", "1 2");
   EXPECT_EQ(Error("group", t), "group: expected group, given tensor");
   EXPECT_EQ(Error("group", List({g.share(), h.share()})),
             "group: unrecognized arg(s) - general list");
   Call("free", List({t.share(), h.share()}));
-  EXPECT_EQ(Error("group", "::"),
-            "group: no process group, make one with group");  // h was the default
+  EXPECT_EQ(Error("barrier", "::"),
+            "barrier: no process group, make one with group");  // h was the default
   EXPECT_EQ(S1(Call("group", g)), S1(d));
   Call("free", g);
+}
+
+// group[], group backend, group([backend;]timeout): the rank's place from its launcher's variables
+// (api/distributed/launch_environment.h), here torchrun's for a group of one.
+TEST_F(PluginDistributedTest, GroupFromTheLaunchersEnvironment) {
+  {
+    const testing::ScopedVariables none({{"RANK", ""},
+                                         {"SLURM_PROCID", ""},
+                                         {"OMPI_COMM_WORLD_RANK", ""},
+                                         {"PMI_RANK", ""},
+                                         {"KSCOPE_RANK", ""}});
+    EXPECT_THAT(Error("group", "::"), ::testing::StartsWith("group: no launcher's environment: set "
+                                                            "RANK and WORLD_SIZE (torchrun)"));
+  }
+  const std::string port = absl::StrCat(testing::FreePort());
+  const testing::ScopedVariables torchrun({{"RANK", "0"},
+                                           {"WORLD_SIZE", "1"},
+                                           {"LOCAL_RANK", "0"},
+                                           {"MASTER_ADDR", "127.0.0.1"},
+                                           {"MASTER_PORT", port},
+                                           {"TORCHELASTIC_USE_AGENT_STORE", ""}});
+  KRef g = Call("group", "::");
+  EXPECT_EQ(S1(Call("group", g)),
+            "`rank`world`rendezvous`backend`timeout`localrank!(0;1;`tcp://"
+            "127.0.0.1:" +
+                port + ";`gloo;0D00:05:00.000000000;0)");
+  Call("free", g);
+  g = Call("group", List({kq::Sym("gloo"), kq::Long(20)}));
+  EXPECT_EQ(S1(At(KRef(Call("group", g)), "timeout")), "0D00:00:20.000000000");
+  Call("free", g);
+  EXPECT_EQ(Error("group", "`mpi"), "group: unrecognized backend `mpi, expected `gloo or `nccl");
+  EXPECT_EQ(Error("group", List({kq::Long(0), kq::Long(1)})),
+            "group: unrecognized arg(s) - general list");  // neither place nor options
 }
 
 class PluginDistributeTest : public PluginTest {
@@ -159,7 +195,7 @@ TEST_F(PluginDistributeTest, ModelBoundToAGroupOfOneTrainsWithGroupMetrics) {
   // Bound to the default group, the model keeps the group after its handle is freed.
   EXPECT_EQ(S1(Call("distribute", m)), "::");
   Call("free", g);
-  EXPECT_EQ(Error("group", "::"), "group: no process group, make one with group");
+  EXPECT_EQ(Error("barrier", "::"), "barrier: no process group, make one with group");
   ExpectOneBatchMetrics(Call("testrun", m));
   ExpectOneBatchMetrics(Call("run", m));  // the loss of the one batch, before its step
   KRef after = Call("testrun", m);

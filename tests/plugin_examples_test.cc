@@ -189,7 +189,7 @@ TEST_F(PluginExamplesTest, DistributedMnistScript) {
   const std::string rendezvous =
       absl::StrFormat("%skscope_distributed_mnist_%d", ::testing::TempDir(), getpid());
   MnistData data = Mnist(n, N);
-  // q)g:group(rank;world;rendezvous)
+  // q)g:$[launched;group[];group(0;1;rendezvous)]   (here not launched: a world of one)
   KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(rendezvous)}));
   // q)q:module enlist(`linear;784;10)   m:model(q;loss`ce;opt(`sgd;q;.5))
   KRef q = Call("module", List({Q("(`linear;784;10)").share()}));

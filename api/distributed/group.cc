@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "api/distributed/group_object.h"
+#include "api/distributed/launch_environment.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
 #include "runtime/object.h"
@@ -20,6 +21,18 @@ Handle group(const GroupOptions& options) {
   const Handle h = Own(Object(distributed::GroupObject::Join("group", options)), "group");
   default_group_id.store(h.id());
   return h;
+}
+
+Handle group_from_environment(const std::string& backend, std::chrono::milliseconds timeout) {
+  const LaunchEnvironment e = launch_environment("group");
+  GroupOptions o;
+  o.rank = e.rank;
+  o.world = e.world;
+  o.rendezvous = e.rendezvous;
+  o.backend = backend;
+  o.timeout = timeout;
+  o.local_rank = e.local_rank;
+  return group(o);
 }
 
 Handle default_group(const char* fn) {

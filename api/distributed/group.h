@@ -29,11 +29,19 @@ struct GroupOptions {
   std::string rendezvous;  // tcp://host:port, or a file path (file://path)
   std::string backend = "gloo";
   std::chrono::milliseconds timeout = std::chrono::minutes(5);  // to meet, and per collective
+  int local_rank = -1;  // this rank's place on its machine (for cuda:<local_rank>); -1: not given
 };
 
 // Joins a process group; see above. kscope::Error for a rank outside 0..world-1, an unknown
 // backend, a malformed rendezvous or peers that do not arrive within the timeout.
 Handle group(const GroupOptions& options);
+
+// Joins the group the launcher that started this process describes (torchrun, srun, mpirun or
+// examples/launch.sh: api/distributed/launch_environment.h), as group() does with its rank,
+// world, rendezvous and local rank; kscope::Error naming `group` and the variables looked for
+// when no launcher's are set, and group()'s errors.
+Handle group_from_environment(const std::string& backend = "gloo",
+                              std::chrono::milliseconds timeout = std::chrono::minutes(5));
 
 // The group collectives use when given a null Handle: the last one group() made in this process.
 // kscope::Error "<fn>: no process group, make one with group" when there is none or it was freed.

@@ -1,10 +1,16 @@
 #include "api/distributed/rendezvous.h"
 
+#include <atomic>
+#include <utility>
+
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "api/distributed/failure_text.h"
@@ -20,12 +26,32 @@ constexpr absl::string_view kFile = "file://";
   Fail("%s: rendezvous must be tcp://host:port or a file path, given \"%s\"", fn, text);
 }
 
+// The options after a tcp rendezvous's '?': server=rank0|launcher and prefix=P, '&' between.
+bool ParseQuery(absl::string_view query, Rendezvous* r) {
+  for (absl::string_view option : absl::StrSplit(query, '&')) {
+    const std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(option, '=');
+    if (kv.first == "server" && (kv.second == "rank0" || kv.second == "launcher")) {
+      r->launcher_serves = kv.second == "launcher";
+    } else if (kv.first == "prefix" && !kv.second.empty()) {
+      r->prefix = std::string(kv.second);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Rendezvous ParseRendezvous(const char* fn, const std::string& text) {
   absl::string_view s = text;
   Rendezvous r;
   if (absl::ConsumePrefix(&s, kTcp)) {
+    const std::size_t question = s.find('?');
+    if (question != absl::string_view::npos) {
+      if (!ParseQuery(s.substr(question + 1), &r)) BadRendezvous(fn, text);
+      s = s.substr(0, question);
+    }
     const std::size_t colon = s.rfind(':');
     int port = 0;
     if (colon == absl::string_view::npos || colon == 0 ||
@@ -53,11 +79,20 @@ c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, i
     }
     c10d::TCPStoreOptions options;
     options.port = r.port;
-    options.isServer = rank == 0;
-    options.numWorkers = world;
-    options.waitWorkers = true;
+    options.isServer = rank == 0 && !r.launcher_serves;
+    if (!r.launcher_serves) options.numWorkers = world;
+    options.waitWorkers = !r.launcher_serves;
     options.timeout = timeout;
-    return c10::make_intrusive<c10d::TCPStore>(r.host, options);
+    c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(r.host, options);
+    if (!r.launcher_serves) {
+      if (r.prefix.empty()) return store;
+      return c10::make_intrusive<c10d::PrefixStore>(r.prefix, std::move(store));
+    }
+    // A store that outlives the group: each group made from it gets keys of its own, numbered
+    // in the order this process made them (every rank makes its groups in the same order).
+    static std::atomic<int> launcher_groups{0};
+    return c10::make_intrusive<c10d::PrefixStore>(
+        absl::StrCat(r.prefix, "/group_", launcher_groups.fetch_add(1)), std::move(store));
   } catch (const std::exception& e) {
     const std::string where = r.tcp ? absl::StrFormat("tcp://%s:%d", r.host, r.port) : r.path;
     Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s", fn, rank, world,

@@ -2,8 +2,12 @@
 //
 // A rendezvous is written `tcp://host:port` (a TCPStore: rank 0 serves it on `port`, every rank
 // connects to `host`) or as a file path, optionally `file://path` (a FileStore on a file every rank
-// can reach, e.g. a shared filesystem). ParseRendezvous checks the text only; MakeStore connects.
-// Errors: kscope::Error naming the function. Thread-safe: no shared state.
+// can reach, e.g. a shared filesystem). `tcp://host:port?server=launcher&prefix=P` is a store the
+// launcher serves (torchrun 2.x's agent store: api/distributed/launch_environment.h): every rank
+// connects as a client and keeps its keys under P, each group under P/group_<n> (n counts the
+// groups this process made from launcher-served stores: every rank makes them in the same order).
+// ParseRendezvous checks the text only; MakeStore connects. Errors: kscope::Error naming the
+// function. Thread-safe: no shared state.
 #ifndef KSCOPE_API_DISTRIBUTED_RENDEZVOUS_H_
 #define KSCOPE_API_DISTRIBUTED_RENDEZVOUS_H_
 
@@ -21,17 +25,21 @@ namespace kscope::distributed {
 
 struct Rendezvous {
   bool tcp = false;
-  std::string host;        // tcp only
-  std::uint16_t port = 0;  // tcp only
-  std::string path;        // file only
+  std::string host;              // tcp only
+  std::uint16_t port = 0;        // tcp only
+  bool launcher_serves = false;  // tcp only: no rank serves the store
+  std::string prefix;            // tcp only: the ranks' keys are under it ("": none)
+  std::string path;              // file only
 };
 
 // The rendezvous `text` names; kscope::Error "<fn>: rendezvous must be tcp://host:port or a file
-// path, given ..." when it is neither (empty, no host, a port outside 1-65535).
+// path, given ..." when it is neither (empty, no host, a port outside 1-65535, a query other than
+// server=rank0|launcher and prefix=P).
 Rendezvous ParseRendezvous(const char* fn, const std::string& text);
 
-// The store of rank `rank` of `world`: for tcp, rank 0 starts the server and waits up to
-// `timeout` for the others to connect; other ranks connect within `timeout`. Throws kscope::Error
+// The store of rank `rank` of `world`: for tcp, rank 0 starts the server (unless the launcher
+// serves it) and waits up to `timeout` for the others to connect; other ranks connect within
+// `timeout`. Throws kscope::Error
 // naming fn and the rendezvous when the peers do not arrive in time or the file cannot be used.
 c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, int rank, int world,
                                           std::chrono::milliseconds timeout);

@@ -29,9 +29,11 @@
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
 //     (api/data/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/data/batch_window.h, api/data/shuffle.h);
-//   - process groups and their collectives across processes (api/distributed/group.h: group;
-//     api/distributed/collectives.h: allreduce, broadcast, allgather, barrier) and models
-//     trained over them (api/distributed/distribute.h: distribute, undistribute);
+//   - process groups and their collectives across processes (api/distributed/group.h: group,
+//     group_from_environment; api/distributed/launch_environment.h: what torchrun, srun, mpirun
+//     or examples/launch.sh told this rank; api/distributed/collectives.h: allreduce, broadcast,
+//     allgather, barrier) and models trained over them (api/distributed/distribute.h: distribute,
+//     undistribute);
 //   - the environment (api/env/environment.h): seeds per device, CUDA devices (cuda_device_count,
 //     set_cuda_device), sync, libtorch's version and build features;
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
@@ -59,6 +61,7 @@
 #include "api/distributed/collectives.h"
 #include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
+#include "api/distributed/launch_environment.h"
 #include "api/env/environment.h"
 #include "api/math/math.h"
 #include "api/math/math_catalogue.h"

@@ -3,11 +3,11 @@
 / the ranks in every step (distribute: the model bound to the group), so every rank ends each
 / epoch with the same parameters.
 /
-/ Start N local ranks with the launcher, which sets KSCOPE_RANK, KSCOPE_WORLD and
-/ KSCOPE_RENDEZVOUS (a file rendezvous in a fresh directory):
+/ Start N local ranks with the launcher (a file rendezvous in a fresh directory), or torchrun:
 /   examples/launch.sh -n 2 -- q examples/q/distributed_mnist.q
-/ Across machines, run the script on each with KSCOPE_RANK and KSCOPE_WORLD set and
-/ KSCOPE_RENDEZVOUS=tcp://<rank 0's host>:<port>. Without KSCOPE_WORLD it runs as one rank.
+/   python3 -m torch.distributed.run --standalone --nproc_per_node=2 --no_python q examples/q/distributed_mnist.q
+/ group[] reads the rank, world and rendezvous the launcher set (torchrun's, srun's, mpirun's or
+/ launch.sh's KSCOPE_RANK, KSCOPE_WORLD, KSCOPE_RENDEZVOUS). Started by none, it runs as one rank.
 /
 / Every rank makes the same data (seed 123) and starts from rank 0's parameters (distribute
 / broadcasts them). Each epoch prints this task's loss and, on rank 0, the group's loss; the
@@ -17,9 +17,7 @@
 / tests/plugin_examples_test.cc, PluginExamplesTest.DistributedMnistScript.
 
 \l q/kscope.q
-env:{$[count v:getenv x;v;y]}
-rank:"J"$env[`KSCOPE_RANK;"0"]; world:"J"$env[`KSCOPE_WORLD;"1"]
-rendezvous:`$env[`KSCOPE_RENDEZVOUS;":/tmp/kscope_distributed_mnist_",string .z.i]
+launched:any 0<count each getenv each`RANK`SLURM_PROCID`OMPI_COMM_WORLD_RANK`PMI_RANK`KSCOPE_RANK
 seed 123
 n:12000; N:2000; epochs:5                                   / training rows, test rows, epochs
 
@@ -28,7 +26,8 @@ images:{[means;n] y:tensor(`randint;10;n); (add(index(means;0;y);tensor(`randn;n
 d:withscopen[images;(means;n)]
 D:withscopen[images;(means;N)]
 
-g:group(rank;world;rendezvous)
+g:$[launched;group[];group(0;1;`$":/tmp/kscope_distributed_mnist_",string .z.i)]
+rank:(group g)`rank
 q:module enlist(`linear;784;10)
 m:model(q;loss`ce;opt(`sgd;q;.5))
 train(m;`batchsize`shuffle`shuffleseed`metrics;(500;1b;7;`loss`grouploss))

@@ -5,10 +5,15 @@
 //                                                    collective; default 300
 //     rendezvous: a symbol, `:tcp://host:port (rank 0 serves the port) or a file path (`:/tmp/g),
 //     q's leading colon optional
-//   group g | group[]   what group g (or the default group) was made from, a dictionary
-//                       `rank`world`rendezvous`backend`timeout!(long;long;symbol;symbol;timespan):
-//                       the rendezvous as the group keeps it (without q's leading colon), the
-//                       timeout as a q timespan (0D00:05:00.000000000 by default)
+//   group[] | group backend | group([backend;]timeout)   -> a group pointer, as above, its rank,
+//                       world and rendezvous from the launcher that started this process:
+//                       torchrun, srun, mpirun or examples/launch.sh
+//                       (api/distributed/launch_environment.h)
+//   group g             what group g was made from, a dictionary `rank`world`rendezvous`backend
+//                       `timeout`localrank!(long;long;symbol;symbol;timespan;long): the rendezvous
+//                       as the group keeps it (without q's leading colon), the timeout as a q
+//                       timespan (0D00:05:00.000000000 by default), the local rank the launcher
+//                       gave (0N for a group made from rank;world;rendezvous)
 //   distribute m | distribute(m;g)   binds model m to the default group or group g (a collective,
 //                                    api/distributed/distribute.h); returns ::
 //   distribute(m;::)                 unbinds m (training is local again); returns ::
@@ -71,29 +76,38 @@ Value DataAt(const Args& a, std::size_t i) {
   return ValueFromK(a.fn(), x, c);
 }
 
-// `rank`world`rendezvous`backend`timeout! of a group's options.
+// `rank`world`rendezvous`backend`timeout`localrank! of a group's options.
 K KFromGroupOptions(const GroupOptions& o) {
   const std::int64_t nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
-  return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout"}),
-                  kabi::knk(5, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous),
-                            Symbol(o.backend), kabi::ktj(-kabi::kTimespan, nanos)));
+  return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout", "localrank"}),
+                  kabi::knk(6, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous),
+                            Symbol(o.backend), kabi::ktj(-kabi::kTimespan, nanos),
+                            kabi::kj(o.local_rank < 0 ? LLONG_MIN : o.local_rank)));
+}
+
+// [backend;][timeout] from argument `next` on: the last arguments of group's both forms.
+void BackendAndTimeoutAt(const Args& a, std::size_t next, GroupOptions* o) {
+  if (next < a.size() && a.IsSymbolAt(next)) o->backend = a.SymbolAt(next++);
+  if (next < a.size() && (a[next]->t == -kabi::kLong || a[next]->t == -kabi::kFloat))
+    o->timeout = SecondsAt(a, next++);
+  if (next != a.size()) a.Unrecognized();
 }
 
 K Group(K x) {
   return Guard([&] {
     const Args a("group", x);
-    if (a.empty()) return KFromGroupOptions(group_options());
     if (a.size() == 1 && a.IsPointerAt(0)) return KFromGroupOptions(group_options(a.PointerAt(0)));
-    if (a.size() < 3 || a.size() > 5) a.Unrecognized();
     GroupOptions o;
+    if (a.size() <= 2) {  // the rank's place from its launcher's variables
+      BackendAndTimeoutAt(a, 0, &o);
+      return Pointer(group_from_environment(o.backend, o.timeout));
+    }
+    if (a.size() > 5) a.Unrecognized();
     o.rank = IntAt(a, 0, "rank");
     o.world = IntAt(a, 1, "world");
     o.rendezvous = std::string(absl::StripPrefix(a.SymbolAt(2), ":"));
-    std::size_t next = 3;
-    if (a.IsSymbolAt(next)) o.backend = a.SymbolAt(next++);
-    if (next < a.size()) o.timeout = SecondsAt(a, next++);
-    if (next != a.size()) a.Unrecognized();
+    BackendAndTimeoutAt(a, 3, &o);
     return Pointer(group(o));
   });
 }
