@@ -1,22 +1,29 @@
-// distributed_bench — data-parallel scaling on this machine: the epoch time of the MNIST-shaped
-// model of bench/train_bench.cc (60000x784 randn rows, randint 10 targets, batch 1000 per rank,
-// a 784->10 linear, cross-entropy, sgd .01) trained through `run` by one process, and by two
+// distributed_bench — data-parallel scaling on this machine, beside PyTorch's
+// DistributedDataParallel: two cases, each trained through `run` by one process and by two
 // processes with the model bound to a two-rank group (kscope::distribute: each rank takes every
-// other batch, gradients averaged every step), plus the time of one allreduce of the model's
-// gradients (a vector of tensors shaped as its parameters, one bucket), all measured in one run.
+// other batch, gradients averaged every step), and the same by PyTorch from Python
+// (bench/ddp_bench.py: one process, and DDP over Gloo with two processes), all in one run:
+//   linear  the MNIST-shaped model of bench/train_bench.cc: 60000x784 randn rows, randint 10
+//           targets, batch 1000 per rank, a 784->10 linear, cross-entropy, sgd .01 (7,850
+//           parameters: communication is small beside compute);
+//   mlp     784-1024-1024-10 with relu, batch 64 per rank, 5120 rows (1.86M parameters: the
+//           gradients' allreduce is comparable with a step's compute).
 //
-// Reports the medians and, as ratios: speedup (one process's epoch / two processes' epoch, the
-// same rows per epoch in all), scaling efficiency (speedup / 2) and the allreduce's share of a
-// two-rank step; and, to tell the machine's limit from the cost of data parallelism, the epoch
-// of the two processes each training its half alone at the same time (the model unbound: no
-// averaging), with the data-parallel epoch over it. Every process runs libtorch on one thread.
+// Reports per case the median epochs and, as ratios: speedup (one process's epoch / two
+// processes' epoch, the same rows per epoch in all), scaling efficiency (speedup / 2), kscope's
+// two ranks over DDP's two ranks, and, to tell the machine's limit from the cost of data
+// parallelism, the epoch of the two processes each training its half alone at the same time
+// (the model unbound: no averaging), plus one allreduce of the model's gradients (one bucket).
+// Every process runs libtorch on one thread.
 //
-// The program is its own ranks: run without --rank it times the one-process epoch in process,
-// then starts itself twice (--rank=0 and 1, a file rendezvous in a fresh directory) and reads
-// rank 0's medians back from a file.
+// The program is its own ranks: without --rank it times the one-process epochs in process, then
+// starts itself twice per case (--rank=0 and 1, a file rendezvous in a fresh directory) and
+// reads rank 0's medians back from a file; the Python side runs as --python (Debian's python3
+// with python3-torch: the same libtorch 1.13) bench/ddp_bench.py, and is left out, saying why,
+// when that python has no torch.
 //
 // Build: cmake --build build --target distributed_bench
-// Run:   OMP_NUM_THREADS=1 build/bench/distributed_bench [--repetitions=11]
+// Run:   OMP_NUM_THREADS=1 build/bench/distributed_bench [--repetitions=11] [--python=python3]
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +48,10 @@
 #include "kscope/kscope.h"
 
 ABSL_FLAG(int, repetitions, 11, "timed epochs per case; the median is reported");
+ABSL_FLAG(std::string, python, "/usr/bin/python3",
+          "the python whose torch runs bench/ddp_bench.py (the DDP anchor)");
 ABSL_FLAG(int, rank, -1, "internal: run as this rank of a two-rank group");
+ABSL_FLAG(int, case_index, 0, "internal: the case the rank runs");
 ABSL_FLAG(std::string, rendezvous, "", "internal: the group's rendezvous");
 ABSL_FLAG(std::string, results, "", "internal: where rank 0 writes its medians");
 
@@ -49,9 +59,32 @@ extern char** environ;
 
 namespace {
 
-constexpr std::int64_t kRows = 60000, kFeatures = 784, kClasses = 10, kBatch = 1000;
+constexpr std::int64_t kFeatures = 784, kClasses = 10;
 constexpr double kLr = 0.01;
-constexpr int kWorld = 2, kAllreduceCalls = 200;
+constexpr int kWorld = 2, kAllreduceCalls = 50;
+
+// One model and its data.
+struct Case {
+  const char* name;
+  std::vector<std::int64_t> hidden;  // hidden layers' widths (relu after each)
+  std::int64_t rows;
+  std::int64_t batch;  // per rank
+};
+
+const std::vector<Case>& Cases() {
+  static const std::vector<Case> cases = {{"linear", {}, 60000, 1000},
+                                          {"mlp", {1024, 1024}, 5120, 64}};
+  return cases;
+}
+
+std::int64_t Parameters(const Case& c) {
+  std::int64_t n = 0, width = kFeatures;
+  for (std::int64_t h : c.hidden) {
+    n += (width + 1) * h;
+    width = h;
+  }
+  return n + (width + 1) * kClasses;
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -70,13 +103,22 @@ std::vector<double> Samples(int n, const std::function<void()>& f) {
   return ms;
 }
 
-// The model with the whole data, the same on every process (seeded alike).
-kscope::Handle Model() {
+// The case's model with the whole data, the same on every process (seeded alike).
+kscope::Handle Model(const Case& c) {
   at::manual_seed(0);
-  const at::Tensor x = at::randn({kRows, kFeatures}), y = at::randint(kClasses, {kRows}, at::kLong);
-  const kscope::Handle q = kscope::module({"linear", "", {kFeatures, kClasses}, {}, {}});
+  const at::Tensor x = at::randn({c.rows, kFeatures}),
+                   y = at::randint(kClasses, {c.rows}, at::kLong);
+  std::vector<kscope::ModuleDefinition> layers;
+  std::int64_t width = kFeatures;
+  for (std::int64_t h : c.hidden) {
+    layers.push_back({"linear", "", {width, h}, {}, {}});
+    layers.push_back({"relu", "", {}, {}, {}});
+    width = h;
+  }
+  layers.push_back({"linear", "", {width, kClasses}, {}, {}});
+  const kscope::Handle q = kscope::module({"sequential", "", {}, {}, layers});
   const kscope::Handle m = kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kLr})});
-  kscope::train(m, {{"batchsize", kBatch}});
+  kscope::train(m, {{"batchsize", c.batch}});
   kscope::model_data(m, kscope::nn::DataMode::kTrain, x, y);
   return m;
 }
@@ -87,8 +129,8 @@ double EpochMs(kscope::Handle m) {
   return Median(Samples(absl::GetFlag(FLAGS_repetitions), [&] { kscope::run(m); }));
 }
 
-// One rank of the two-rank case: writes "epoch_ms halves_ms allreduce_ms" (rank 0).
-int Rank(int rank) {
+// One rank of a case's two-rank run: writes "epoch_ms halves_ms allreduce_ms" (rank 0).
+int Rank(int rank, const Case& c) {
   const auto scope = kscope::Scope::Open();
   kscope::GroupOptions o;
   o.rank = rank;
@@ -96,15 +138,14 @@ int Rank(int rank) {
   o.rendezvous = absl::GetFlag(FLAGS_rendezvous);
   o.timeout = std::chrono::seconds(120);
   const kscope::Handle g = kscope::group(o);
-  const kscope::Handle m = Model();
+  const kscope::Handle m = Model(c);
   kscope::distribute(m, g);
   const double epoch = EpochMs(m);
   // The same batches without averaging: two independent halves at once, what the machine gives.
   kscope::undistribute(m);
   kscope::barrier(g);
   const double halves = EpochMs(m);
-  const kscope::Handle gradients =
-      kscope::vector({at::zeros({kClasses, kFeatures}), at::zeros({kClasses})});
+  const kscope::Handle gradients = kscope::vector({at::zeros({Parameters(c)})});
   kscope::barrier(g);
   const double allreduce = Median(
       Samples(kAllreduceCalls, [&] { kscope::allreduce(gradients, kscope::Reduction::kSum, g); }));
@@ -115,11 +156,16 @@ int Rank(int rank) {
 }
 
 // Starts the two ranks and waits; true when both exited 0.
-bool RunRanks(const std::string& self, const std::string& rendezvous, const std::string& results) {
+bool RunRanks(const std::string& self, int case_index, const std::string& rendezvous,
+              const std::string& results) {
   std::vector<pid_t> pids;
   for (int rank = 0; rank < kWorld; ++rank) {
     std::vector<std::string> args = {
-        self, absl::StrCat("--rank=", rank), "--rendezvous=" + rendezvous, "--results=" + results,
+        self,
+        absl::StrCat("--rank=", rank),
+        absl::StrCat("--case_index=", case_index),
+        "--rendezvous=" + rendezvous,
+        "--results=" + results,
         absl::StrCat("--repetitions=", absl::GetFlag(FLAGS_repetitions))};
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
@@ -137,52 +183,104 @@ bool RunRanks(const std::string& self, const std::string& rendezvous, const std:
   return ok;
 }
 
+// PyTorch's median epoch of the case (bench/ddp_bench.py) with `world` processes (DDP for 2),
+// or 0 with the reason on stderr when it could not run.
+double PythonEpochMs(const Case& c, int world) {
+  std::string hidden;
+  for (std::int64_t h : c.hidden) absl::StrAppend(&hidden, hidden.empty() ? "" : ",", h);
+  const std::string command = absl::StrFormat(
+      "%s %s --world %d --rows %d --batch %d --repetitions %d%s 2>&1", absl::GetFlag(FLAGS_python),
+      KSCOPE_DDP_BENCH, world, c.rows, c.batch, absl::GetFlag(FLAGS_repetitions),
+      hidden.empty() ? "" : " --hidden " + hidden);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return 0;
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  pclose(pipe);
+  const std::size_t at = output.find("result\tddp\t");
+  double ms = 0;
+  if (at == std::string::npos ||
+      std::sscanf(output.c_str() + at, "result\tddp\t%*d\t%lf", &ms) != 1) {
+    absl::FPrintF(stderr, "distributed_bench: PyTorch's side did not run (%s):\n%s\n", command,
+                  output.substr(0, 2000));
+    return 0;
+  }
+  return ms;
+}
+
+// Rank 0's "epoch halves allreduce" of the case's two-rank run, all 0 when it failed.
+struct TwoRanks {
+  double epoch = 0, halves = 0, allreduce = 0;
+};
+
+TwoRanks RunTwoRanks(int case_index) {
+  TwoRanks t;
+  char directory[] = "/tmp/kscope_distributed_bench_XXXXXX";
+  if (mkdtemp(directory) == nullptr) return t;
+  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
+                    results = absl::StrCat(directory, "/results");
+  if (RunRanks("/proc/self/exe", case_index, rendezvous, results))
+    std::ifstream(results) >> t.epoch >> t.halves >> t.allreduce;
+  std::remove(rendezvous.c_str());
+  std::remove(results.c_str());
+  rmdir(directory);
+  return t;
+}
+
+// The case's measurements and ratios; false when kscope's two-rank run failed.
+bool Report(int case_index) {
+  const Case& c = Cases()[case_index];
+  double one = 0;
+  {
+    const auto scope = kscope::Scope::Open();
+    one = EpochMs(Model(c));
+  }
+  const TwoRanks two = RunTwoRanks(case_index);
+  if (two.epoch <= 0) {
+    absl::FPrintF(stderr, "distributed_bench: the %s case's two-rank run failed\n", c.name);
+    return false;
+  }
+  const double python_one = PythonEpochMs(c, 1), ddp = PythonEpochMs(c, kWorld);
+  const double steps = static_cast<double>(c.rows / c.batch) / kWorld;  // per rank and epoch
+  std::string layers = absl::StrCat(kFeatures);
+  for (std::int64_t h : c.hidden) absl::StrAppend(&layers, "-", h);
+  absl::StrAppend(&layers, "-", kClasses);
+  absl::PrintF("%s: %dx%d, %s (%d parameters), batch %d per rank, ce, sgd; medians of %d epochs\n",
+               c.name, c.rows, kFeatures, layers, Parameters(c), c.batch,
+               absl::GetFlag(FLAGS_repetitions));
+  absl::PrintF("  kscope   1 process %9.2f ms   2 ranks %9.2f ms   speedup %.2f, efficiency %.2f\n",
+               one, two.epoch, one / two.epoch, one / two.epoch / kWorld);
+  if (python_one > 0 && ddp > 0) {
+    absl::PrintF(
+        "  PyTorch  1 process %9.2f ms   DDP 2   %9.2f ms   speedup %.2f, efficiency %.2f\n",
+        python_one, ddp, python_one / ddp, python_one / ddp / kWorld);
+    absl::PrintF("  kscope 2 ranks / DDP 2 ranks %.2f; kscope 1 process / PyTorch 1 process %.2f\n",
+                 two.epoch / ddp, one / python_one);
+  } else {
+    absl::PrintF("  PyTorch: not measured (%s has no torch with DDP)\n",
+                 absl::GetFlag(FLAGS_python));
+  }
+  absl::PrintF(
+      "  2 processes each training its half alone (no averaging) %.2f ms: the machine's bound, "
+      "speedup %.2f; data-parallel / halves alone %.2f\n",
+      two.halves, one / two.halves, two.epoch / two.halves);
+  absl::PrintF(
+      "  allreduce of the gradients (one bucket), back to back %.3f ms, %.1f%% of a two-rank "
+      "step; averaging in training ((data-parallel - halves alone) / steps) %.3f ms per step\n",
+      two.allreduce, 100 * two.allreduce / (two.epoch / steps), (two.epoch - two.halves) / steps);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   at::set_num_threads(1);
-  if (absl::GetFlag(FLAGS_rank) >= 0) return Rank(absl::GetFlag(FLAGS_rank));
-
-  double one = 0;
-  {
-    const auto scope = kscope::Scope::Open();
-    one = EpochMs(Model());
-  }
-  char directory[] = "/tmp/kscope_distributed_bench_XXXXXX";
-  if (mkdtemp(directory) == nullptr) return 1;
-  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
-                    results = absl::StrCat(directory, "/results");
-  const bool ok = RunRanks("/proc/self/exe", rendezvous, results);
-  double two = 0, halves = 0, allreduce = 0;
-  std::ifstream(results) >> two >> halves >> allreduce;
-  std::remove(rendezvous.c_str());
-  std::remove(results.c_str());
-  rmdir(directory);
-  if (!ok || two <= 0) {
-    absl::FPrintF(stderr, "distributed_bench: the two-rank run failed\n");
-    return 1;
-  }
-  const double steps = static_cast<double>(kRows / kBatch) / kWorld;  // per rank and epoch
-  const double speedup = one / two;
-  absl::PrintF(
-      "MNIST-shaped epoch (%dx%d, batch %d per rank, linear %d->%d, ce, sgd), 1 thread per "
-      "process,\n"
-      "medians of %d epochs:\n",
-      kRows, kFeatures, kBatch, kFeatures, kClasses, absl::GetFlag(FLAGS_repetitions));
-  absl::PrintF("  1 process     epoch %8.2f ms\n", one);
-  absl::PrintF("  2 processes   epoch %8.2f ms   (rank 0, %g steps per rank)\n", two, steps);
-  absl::PrintF("  2 processes, each its half alone (no averaging)   epoch %8.2f ms\n", halves);
-  absl::PrintF(
-      "  speedup %.2f, scaling efficiency %.2f; the machine's bound (halves alone): speedup %.2f;\n"
-      "  data-parallel epoch / halves alone %.2f\n",
-      speedup, speedup / kWorld, one / halves, two / halves);
-  absl::PrintF(
-      "  allreduce of the gradients (%d floats, one bucket), back to back: %.3f ms, %.1f%% of a "
-      "two-rank step\n",
-      kClasses * kFeatures + kClasses, allreduce, 100 * allreduce / (two / steps));
-  absl::PrintF(
-      "  averaging in training ((data-parallel - halves alone) / steps): %.3f ms per step\n",
-      (two - halves) / steps);
-  return 0;
+  const int case_index = absl::GetFlag(FLAGS_case_index);
+  if (case_index < 0 || case_index >= static_cast<int>(Cases().size())) return 2;
+  if (absl::GetFlag(FLAGS_rank) >= 0) return Rank(absl::GetFlag(FLAGS_rank), Cases()[case_index]);
+  bool ok = true;
+  for (std::size_t i = 0; i < Cases().size(); ++i) ok = Report(static_cast<int>(i)) && ok;
+  return ok ? 0 : 1;
 }
