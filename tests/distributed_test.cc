@@ -136,7 +136,8 @@ TEST_F(DistributedTest, TwoRanksMeetThroughAFile) {
 // that waits a timeout out (a rank that never comes) uses 10 s. The tests' own limit (RunRanks,
 // 120 s) only guards against a hang.
 
-// The last rank exits after joining; the others' allreduce fails naming allreduce.
+// The last rank exits after joining; the others' allreduce fails naming allreduce and, after
+// their roll call, the rank that left.
 TEST_F(DistributedTest, RankLeavingEarlyFailsItsPeers) {
   EXPECT_THAT(RunRanks("early_exit", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
@@ -240,15 +241,16 @@ TEST_F(DistributedTest, RanksThatDisagreeFailAlike) {
   EXPECT_THAT(RunRanks("mismatch", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
-// The last of three ranks dies mid-training: the others' run fails naming run (they exit 0
-// having checked the error); the dead rank shows as killed (-1).
+// The last of three ranks dies mid-training: the others' run fails naming run and the dead rank
+// (they exit 0 having checked the error); the dead rank shows as killed (-1).
 TEST_F(DistributedTest, RankKilledMidRunFailsItsPeers) {
   EXPECT_THAT(RunRanks("killed", 3, 3, TcpRendezvous(), kTimeout),
               ::testing::ElementsAre(0, 0, -1));
 }
 
 // The last of three ranks dies after joining, just before distribute's broadcast of rank 0's
-// state, or before testrun's group metrics: the others' call fails naming it and their rank.
+// state, or before testrun's group metrics: the others' call fails naming it, their rank and
+// the dead one.
 TEST_F(DistributedTest, RankKilledBeforeBroadcastOrTestrunFailsItsPeers) {
   EXPECT_THAT(RunRanks("killed_distribute", 3, 3, TcpRendezvous(), kTimeout),
               ::testing::ElementsAre(0, 0, -1));

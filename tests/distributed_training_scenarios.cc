@@ -218,6 +218,7 @@ void Killed(const Setup& s) {
   Check(absl::StartsWith(
             error, absl::StrFormat("run: rank %d of %d failed: ", s.group.rank, s.group.world)),
         error);
+  Check(absl::EndsWith(error, DeadRankNamed(s)), error);
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
 }
 
@@ -240,6 +241,7 @@ void KilledBeforePhase(const Setup& s, const std::string& phase) {
     Check(absl::StartsWith(
               error, absl::StrFormat("%s: rank %d of %d failed", fn, s.group.rank, s.group.world)),
           error);
+    Check(absl::EndsWith(error, DeadRankNamed(s)), error);
   };
   barrier(g);  // every rank has joined: what fails next is the phase's collective
   die_if_last("distribute");

@@ -10,7 +10,8 @@
 //                broadcast, allgather and barrier, each result checked against the arithmetic
 //                every rank can compute from the ranks' known inputs;
 //   early_exit   the last rank leaves right after joining; every other rank's allreduce must
-//                fail with kscope::Error naming allreduce (a closed peer or the timeout);
+//                fail with kscope::Error naming allreduce (a closed peer or the timeout) and
+//                the rank that left;
 //   missing      started with fewer ranks than WORLD: group must fail naming group;
 //   train, train_nccl, mismatch, killed, rank_error  models bound to the group
 //                (tests/distributed_worker.h).
@@ -146,6 +147,7 @@ void EarlyExit(const Setup& s) {
   Check(absl::StartsWith(error, absl::StrFormat("allreduce: rank %d of %d failed: ", s.group.rank,
                                                 s.group.world)),
         error);
+  Check(absl::EndsWith(error, kscope::worker::DeadRankNamed(s)), error);
   CheckEqual(kscope::tensor(t), at::tensor({1.0, 2.0}), "unchanged after a failed allreduce");
 }
 

@@ -40,6 +40,12 @@ inline void CheckEqual(const at::Tensor& got, const at::Tensor& want, const std:
   Check(false, text.str());
 }
 
+// How a surviving rank's error ends when the group's last rank died: the roll call's verdict
+// (api/distributed/roll_call.h).
+inline std::string DeadRankNamed(const Setup& s) {
+  return "; rank " + std::to_string(s.group.world - 1) + " did not answer (gone or stuck)";
+}
+
 // The error f throws, or "no error".
 template <typename F>
 std::string ErrorOf(F f) {
@@ -63,10 +69,12 @@ std::string ErrorOf(F f) {
 //           distribute or run fails alike on both, naming the rank that differs, and changes
 //           nothing;
 //   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
-//           epoch; every other rank's run must fail naming run, with its data restored;
+//           epoch; every other rank's run must fail naming run and the dead rank, with its
+//           data restored;
 //   killed_distribute, killed_testrun  after every rank has joined, the last rank kills itself
 //           just before distribute (rank 0's state broadcast) or testrun (the group metrics'
-//           allreduce): every other rank's call fails naming the call and the rank;
+//           allreduce): every other rank's call fails naming the call, its rank and the dead
+//           one;
 //   slow    the last rank comes to each of two epochs 3 s late (its peers wait in the first
 //           step's averaging, well inside the group's timeout): every rank trains on, ending
 //           with the same values;

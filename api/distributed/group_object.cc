@@ -1,5 +1,7 @@
 #include "api/distributed/group_object.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <utility>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "api/distributed/failure_text.h"
 #include "api/distributed/rendezvous.h"
+#include "api/distributed/roll_call.h"
 #include "api/env/environment.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
@@ -92,14 +95,37 @@ struct GroupObject::State {
     if (!staged.is_same(t)) t.copy_(staged);
   }
 
-  // Waits for one collective; its failure becomes kscope::Error naming fn.
-  void Wait(const char* fn, c10::intrusive_ptr<c10d::Work> work) const {
+  // The group's collectives; kscope::Error naming fn once a failed collective closed them.
+  C10dCollectives& Live(const char* fn) const {
+    if (!collectives) {
+      Fail("%s: rank %d of %d: this group failed in an earlier collective: make a new group", fn,
+           options.rank, options.world);
+    }
+    return *collectives;
+  }
+
+  // Waits for one collective; its failure becomes kscope::Error naming fn and, after a roll
+  // call of the ranks (api/distributed/roll_call.h), the ranks that did not answer. A gloo
+  // group's connections are closed first: a peer blocked on this rank in the same collective
+  // (a ring's next rank) then fails at once, not at its timeout, and answers too.
+  void Wait(const char* fn, c10::intrusive_ptr<c10d::Work> work) {
     try {
       work->wait();
     } catch (const std::exception& e) {
-      Fail("%s: rank %d of %d failed: %s", fn, options.rank, options.world, FailureText(e));
+      const std::string reason = FailureText(e);
+      if (options.backend == "gloo") {
+        work.reset();  // it holds the gloo context (the connections) too
+        collectives.reset();
+      }
+      const auto wait = std::min<std::chrono::milliseconds>(options.timeout, kRollCallWait);
+      Fail("%s: rank %d of %d failed: %s%s", fn, options.rank, options.world, reason,
+           RollCall(*store, options.rank, options.world, ++failed_collectives, wait));
     }
   }
+
+  // How long a failed collective's roll call waits for the other ranks.
+  static constexpr std::chrono::milliseconds kRollCallWait{5000};
+  int failed_collectives = 0;
 };
 
 std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOptions& o) {
@@ -149,7 +175,7 @@ void GroupObject::AllReduce(const char* fn, at::Tensor& tensor, Reduction op) co
   std::vector<at::Tensor> tensors{state_->Staged(tensor)};
   c10d::AllreduceOptions options;
   options.reduceOp = OpOf(op);
-  state_->Wait(fn, state_->collectives->allreduce(tensors, options));
+  state_->Wait(fn, state_->Live(fn).allreduce(tensors, options));
   if (op == Reduction::kMean) tensors[0].div_(state_->options.world);
   State::Unstage(tensors[0], tensor);
 }
@@ -158,7 +184,7 @@ void GroupObject::Broadcast(const char* fn, at::Tensor& tensor, int root) const 
   std::vector<at::Tensor> tensors{state_->Staged(tensor)};
   c10d::BroadcastOptions options;
   options.rootRank = root;
-  state_->Wait(fn, state_->collectives->broadcast(tensors, options));
+  state_->Wait(fn, state_->Live(fn).broadcast(tensors, options));
   State::Unstage(tensors[0], tensor);
 }
 
@@ -166,14 +192,12 @@ std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor&
   std::vector<at::Tensor> inputs{state_->Staged(tensor)};
   std::vector<std::vector<at::Tensor>> outputs(1);
   for (int i = 0; i < state_->options.world; ++i) outputs[0].push_back(at::empty_like(inputs[0]));
-  state_->Wait(fn, state_->collectives->allgather(outputs, inputs));
+  state_->Wait(fn, state_->Live(fn).allgather(outputs, inputs));
   for (at::Tensor& t : outputs[0]) t = t.to(tensor.device());
   return std::move(outputs[0]);
 }
 
-void GroupObject::Barrier(const char* fn) const {
-  state_->Wait(fn, state_->collectives->barrier());
-}
+void GroupObject::Barrier(const char* fn) const { state_->Wait(fn, state_->Live(fn).barrier()); }
 
 c10::Device CollectiveDevice(const char* fn, const std::string& backend, c10::Device model_device) {
   if (backend != "nccl") return c10::Device(c10::kCPU);

@@ -4,8 +4,10 @@
 // Ownership: each GroupObject holds one std::shared_ptr to the group's state (the c10d store and
 // process group); addref shares it, and `ref` counts the holders. The connections close when the
 // last holder goes. Collectives block until every rank took part, or throw kscope::Error
-// "<fn>: rank r of w failed: <c10d's or gloo's reason>" when a peer is gone or the group's
-// timeout passed; on a throw the tensors given may hold partial results (callers pass copies).
+// "<fn>: rank r of w failed: <c10d's or gloo's reason>; rank d did not answer (gone or stuck)"
+// when a peer is gone or the group's timeout passed (the ranks that did not answer a roll call
+// in the group's store within 5 s: api/distributed/roll_call.h); on a throw the tensors given
+// may hold partial results (callers pass copies).
 // Not thread-safe: one collective at a time per group, called in the same order on every rank.
 #ifndef KSCOPE_API_DISTRIBUTED_GROUP_OBJECT_H_
 #define KSCOPE_API_DISTRIBUTED_GROUP_OBJECT_H_

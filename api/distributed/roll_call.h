@@ -1,0 +1,29 @@
+// RollCall — which ranks of a group are still there after one of its collectives failed, so
+// that a rank's error can name the peer that died or hung instead of only the closed connection
+// gloo reports (an address).
+//
+// Every rank whose collective failed calls RollCall with the same `call` (its count of failed
+// collectives in that group: the ranks fail on the same collective, so the counts agree): it
+// writes its own key under kscope/rollcall/<call>/ in the group's store, then waits up to `wait`
+// for every other rank's. Thread-compatible: one call at a time per store and rank.
+#ifndef KSCOPE_API_DISTRIBUTED_ROLL_CALL_H_
+#define KSCOPE_API_DISTRIBUTED_ROLL_CALL_H_
+
+#include <chrono>
+#include <string>
+
+namespace c10d {
+class Store;
+}  // namespace c10d
+
+namespace kscope::distributed {
+
+// The text an error appends: "; rank 2 did not answer (gone or stuck)", "; ranks 1 and 2 did
+// not answer (gone or stuck)", "" when every rank answered, or "; the group's store did not
+// answer (rank 0 serves it: gone)" when the store itself cannot be reached. Never throws.
+std::string RollCall(c10d::Store& store, int rank, int world, int call,
+                     std::chrono::milliseconds wait);
+
+}  // namespace kscope::distributed
+
+#endif  // KSCOPE_API_DISTRIBUTED_ROLL_CALL_H_
