@@ -14,11 +14,13 @@ std::string RollCall(c10d::Store& store, int rank, int world, int call,
                      std::chrono::milliseconds wait) {
   const std::string prefix = absl::StrCat("kscope/rollcall/", call, "/");
   std::vector<int> missing;
+  for (int r = 0; r < world; ++r) {
+    if (r != rank) missing.push_back(r);
+  }
+  bool answered = false;
   try {
     store.set(absl::StrCat(prefix, rank), std::vector<std::uint8_t>{1});
-    for (int r = 0; r < world; ++r) {
-      if (r != rank) missing.push_back(r);
-    }
+    answered = true;
     const auto deadline = std::chrono::steady_clock::now() + wait;
     while (!missing.empty()) {
       std::vector<int> still;
@@ -30,7 +32,9 @@ std::string RollCall(c10d::Store& store, int rank, int world, int call,
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   } catch (const std::exception&) {
-    return "; the group's store did not answer (rank 0 serves it: gone)";
+    // Before this rank could answer: the store is gone. While it waited: the store's host left
+    // (rank 0 done with its own roll call), and the ranks missing until then stand.
+    if (!answered) return "; the group's store did not answer";
   }
   if (missing.empty()) return "";
   if (missing.size() == 1)

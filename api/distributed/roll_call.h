@@ -20,7 +20,9 @@ namespace kscope::distributed {
 
 // The text an error appends: "; rank 2 did not answer (gone or stuck)", "; ranks 1 and 2 did
 // not answer (gone or stuck)", "" when every rank answered, or "; the group's store did not
-// answer (rank 0 serves it: gone)" when the store itself cannot be reached. Never throws.
+// answer" when the store cannot be reached at all (a tcp rendezvous's store is rank 0's unless
+// the launcher serves it); when the store goes while this rank waits (its host, done with its
+// own roll call, left), the ranks that had not answered by then are named. Never throws.
 std::string RollCall(c10d::Store& store, int rank, int world, int call,
                      std::chrono::milliseconds wait);
 
