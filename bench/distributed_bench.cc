@@ -11,10 +11,11 @@
 //
 // Reports per case the median epochs and, as ratios: speedup (one process's epoch / two
 // processes' epoch, the same rows per epoch in all), scaling efficiency (speedup / 2), kscope's
-// two ranks over DDP's two ranks, and, to tell the machine's limit from the cost of data
-// parallelism, the epoch of the two processes each training its half alone at the same time
-// (the model unbound: no averaging), plus one allreduce of the model's gradients (one bucket).
-// Every process runs libtorch on one thread.
+// two ranks over DDP's two ranks, kscope's two ranks with the gradients averaged during backward
+// (distribute's default) over the same averaged after backward, and, to tell the machine's limit
+// from the cost of data parallelism, the epoch of the two processes each training its half alone at
+// the same time (the model unbound: no averaging), plus one allreduce of the model's gradients (one
+// bucket). Every process runs libtorch on one thread.
 //
 // The program is its own ranks: without --rank it times the one-process epochs in process, then
 // starts itself twice per case (--rank=0 and 1, a file rendezvous in a fresh directory) and
@@ -129,7 +130,8 @@ double EpochMs(kscope::Handle m) {
   return Median(Samples(absl::GetFlag(FLAGS_repetitions), [&] { kscope::run(m); }));
 }
 
-// One rank of a case's two-rank run: writes "epoch_ms halves_ms allreduce_ms" (rank 0).
+// One rank of a case's two-rank run: writes "epoch_ms after_ms halves_ms allreduce_ms" (rank 0;
+// `after`: the gradients averaged after backward instead of during it).
 int Rank(int rank, const Case& c) {
   const auto scope = kscope::Scope::Open();
   kscope::GroupOptions o;
@@ -141,6 +143,10 @@ int Rank(int rank, const Case& c) {
   const kscope::Handle m = Model(c);
   kscope::distribute(m, g);
   const double epoch = EpochMs(m);
+  kscope::DistributeOptions after_backward;
+  after_backward.overlap = false;
+  kscope::distribute(m, g, after_backward);
+  const double after = EpochMs(m);
   // The same batches without averaging: two independent halves at once, what the machine gives.
   kscope::undistribute(m);
   kscope::barrier(g);
@@ -151,7 +157,7 @@ int Rank(int rank, const Case& c) {
       Samples(kAllreduceCalls, [&] { kscope::allreduce(gradients, kscope::Reduction::kSum, g); }));
   if (rank == 0)
     std::ofstream(absl::GetFlag(FLAGS_results))
-        << epoch << " " << halves << " " << allreduce << "\n";
+        << epoch << " " << after << " " << halves << " " << allreduce << "\n";
   return 0;
 }
 
@@ -209,9 +215,9 @@ double PythonEpochMs(const Case& c, int world) {
   return ms;
 }
 
-// Rank 0's "epoch halves allreduce" of the case's two-rank run, all 0 when it failed.
+// Rank 0's "epoch after halves allreduce" of the case's two-rank run, all 0 when it failed.
 struct TwoRanks {
-  double epoch = 0, halves = 0, allreduce = 0;
+  double epoch = 0, after = 0, halves = 0, allreduce = 0;
 };
 
 TwoRanks RunTwoRanks(int case_index) {
@@ -221,7 +227,7 @@ TwoRanks RunTwoRanks(int case_index) {
   const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
                     results = absl::StrCat(directory, "/results");
   if (RunRanks("/proc/self/exe", case_index, rendezvous, results))
-    std::ifstream(results) >> t.epoch >> t.halves >> t.allreduce;
+    std::ifstream(results) >> t.epoch >> t.after >> t.halves >> t.allreduce;
   std::remove(rendezvous.c_str());
   std::remove(results.c_str());
   rmdir(directory);
@@ -251,6 +257,9 @@ bool Report(int case_index) {
                absl::GetFlag(FLAGS_repetitions));
   absl::PrintF("  kscope   1 process %9.2f ms   2 ranks %9.2f ms   speedup %.2f, efficiency %.2f\n",
                one, two.epoch, one / two.epoch, one / two.epoch / kWorld);
+  absl::PrintF(
+      "  kscope 2 ranks averaging after backward (no overlap) %.2f ms: overlapped / after %.2f\n",
+      two.after, two.epoch / two.after);
   if (python_one > 0 && ddp > 0) {
     absl::PrintF(
         "  PyTorch  1 process %9.2f ms   DDP 2   %9.2f ms   speedup %.2f, efficiency %.2f\n",

@@ -4,12 +4,14 @@
 // gradients are averaged over the ranks in every step.
 //
 // Rank, world and rendezvous come from the launcher that started the process: torchrun, srun,
-// mpirun or examples/launch.sh (kscope::launch_environment, api/distributed/
-// launch_environment.h); started by none, it runs as a world of one. Prints per epoch this task's
+// mpirun or examples/launch.sh (kscope::placed_by_launcher, api/distributed/group.h); started by
+// none, it runs as a world of one. Prints per epoch this task's
 // loss and, on rank 0, the group's loss and accuracy; then the group's test accuracy.
 //
 // --backend=nccl --device=cuda trains on GPUs (each rank on cuda:<local rank> modulo the devices
-// it sees).
+// it sees). --checkpoint=FILE saves the training after every epoch (rank 0) and, when FILE
+// exists, resumes from it first (every rank), so a job stopped mid-way and started again
+// trains on from its last epoch (kscope::checkpoint and kscope::resume, api/model/checkpoint.h).
 //
 // Run:  examples/launch.sh -n 2 -- build/examples/distributed_mnist_example
 //       python3 -m torch.distributed.run --standalone --nproc_per_node=2 --no_python \
@@ -31,6 +33,8 @@
 #include "kscope/kscope.h"
 
 ABSL_FLAG(std::string, backend, "gloo", "the process group's backend: gloo or nccl");
+ABSL_FLAG(std::string, checkpoint, "",
+          "a checkpoint file: resumed from when it exists, saved after every epoch");
 ABSL_FLAG(
     std::string, device, "cpu",
     "where the model lives: cpu, or cuda (each rank on cuda:<local rank> modulo the devices)");
@@ -53,12 +57,7 @@ kscope::GroupOptions Placement() {
     o.rendezvous = absl::StrFormat("/tmp/kscope_distributed_mnist_%d", getpid());
     return o;
   }
-  const kscope::LaunchEnvironment e = kscope::launch_environment("distributed_mnist");
-  o.rank = e.rank;
-  o.world = e.world;
-  o.rendezvous = e.rendezvous;
-  o.local_rank = e.local_rank;
-  return o;
+  return kscope::placed_by_launcher(o, "distributed_mnist");
 }
 
 double Metric(const kscope::RunMetrics& r, std::size_t i) {
@@ -109,13 +108,21 @@ int main(int argc, char** argv) {
         m, {{"batchsize", kBatchSize}, {"metrics", std::vector<std::string>{"groupaccuracy"}}});
     kscope::model_data(m, kscope::nn::DataMode::kTrain, train.x, train.y);
     kscope::model_data(m, kscope::nn::DataMode::kTest, test.x, test.y);
+    const std::string checkpoint_file = absl::GetFlag(FLAGS_checkpoint);
+    int done = 0;  // epochs
+    if (!checkpoint_file.empty() && access(checkpoint_file.c_str(), F_OK) == 0) {
+      done = static_cast<int>(kscope::resume(m, checkpoint_file));
+      absl::PrintF("rank %d resumes after epoch %d\n", options.rank, done);
+    }
     kscope::distribute(m, g);  // rank 0's parameters on every rank
-    for (int epoch = 1; epoch <= kEpochs; ++epoch) {
+    for (int epoch = done + 1; epoch <= kEpochs; ++epoch) {
       const kscope::RunMetrics r = kscope::run(m);
       absl::PrintF("epoch %d  task %d loss %.4f\n", epoch, options.rank, Metric(r, 0));
       if (options.rank == 0)
         absl::PrintF("epoch %d  group loss %.4f  accuracy %.1f%%\n", epoch, Metric(r, 1),
                      Metric(r, 2));
+      if (!checkpoint_file.empty() && options.rank == 0)
+        kscope::checkpoint(m, checkpoint_file, epoch);
     }
     accuracy = Metric(kscope::testrun(m), 0);
     if (options.rank == 0)

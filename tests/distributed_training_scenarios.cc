@@ -1,6 +1,9 @@
 // The training scenarios of tests/distributed_worker (see tests/distributed_worker.h).
 #include <signal.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <chrono>
 #include <functional>
 #include <string>
@@ -313,6 +316,74 @@ void RankError(const Setup& s) {
   model_data(m, DataMode::kTest, x, y);
   Check(MetricTensor(testrun(m), "groupmatches")[1].item<std::int64_t>() == 8 * world,
         "testrun after the failed one");
+}
+
+void Overlap(const Setup& s) {
+  const Scope scope = Scope::Open();
+  const Handle g = JoinGroup(s);
+  const auto [x, y] = Data(kRows, 1);
+  auto trained = [&, x = x, y = y](const DistributeOptions& o) {
+    const Handle m = Classifier(s.group.rank);
+    SetOptions(m, kBatch);
+    model_data(m, DataMode::kTrain, x.clone(), y.clone());
+    distribute(m, g, o);
+    for (int epoch = 0; epoch < kEpochs; ++epoch) run(m);
+    const at::Tensor values = Flat(m);
+    free(m);
+    return values;
+  };
+  DistributeOptions overlapped;  // 131 floats: buckets of 3, 64 and 64 (last first)
+  overlapped.first_bucket_bytes = 64;
+  overlapped.bucket_bytes = 256;
+  DistributeOptions after;
+  after.overlap = false;
+  const at::Tensor a = trained(overlapped), b = trained(after);
+  CheckSameOnEveryRank(a, "overlapped");
+  Check(at::allclose(a, b, 1e-5, 1e-6),
+        absl::StrCat("overlapped vs after backward: max difference ",
+                     (a - b).abs().max().item<double>()));
+}
+
+void Resume(const Setup& s) {
+  const int rank = s.group.rank, world = s.group.world;
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/kscope_resume_",
+                   std::hash<std::string>{}(s.group.rendezvous), ".ckpt");
+  const Scope scope = Scope::Open();
+  const Handle g = JoinGroup(s);
+  const auto [x, y] = Data(kRows, 1);
+  // A model of its own data (shuffles reorder a model's data in place), starting elsewhere.
+  auto trainee = [&, x = x, y = y](std::uint64_t seed, std::int64_t batchsize) {
+    const Handle m = Classifier(seed);
+    SetOptions(m, batchsize);
+    model_data(m, DataMode::kTrain, x.clone(), y.clone());
+    return m;
+  };
+
+  const Handle m = trainee(rank, kBatch);
+  distribute(m, g);
+  run(m);
+  if (rank == 0) checkpoint(m, path, 1);
+  barrier(g);
+  for (int epoch = 1; epoch < kEpochs; ++epoch) run(m);
+  const at::Tensor want = Flat(m);
+
+  const Handle again = trainee(10 + rank, kBatch);
+  Check(resume(again, path) == 1, "the checkpoint's epoch");
+  distribute(again, g);
+  for (int epoch = 1; epoch < kEpochs; ++epoch) run(again);
+  CheckEqual(Flat(again), want, "resumed on the same ranks vs uninterrupted");
+
+  const Handle alone = trainee(20 + rank, kBatch * world);
+  resume(alone, path);
+  for (int epoch = 1; epoch < kEpochs; ++epoch) run(alone);
+  const at::Tensor got = Flat(alone);
+  Check(at::allclose(got, want, 1e-4, 1e-5),
+        absl::StrCat("resumed as one process vs uninterrupted: max difference ",
+                     (got - want).abs().max().item<double>()));
+  barrier(g);
+  if (rank == 0) std::remove(path.c_str());
 }
 
 }  // namespace kscope::worker

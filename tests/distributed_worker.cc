@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     std::cerr
         << "usage: distributed_worker "
            "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_distribute|"
-           "killed_testrun|slow|rank_error RANK "
+           "killed_testrun|slow|rank_error|resume|overlap RANK "
            "WORLD RENDEZVOUS "
            "TIMEOUT_MS\n"
            "       distributed_worker train env TIMEOUT_MS   (placed by its launcher's "
@@ -196,13 +196,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (s.from_environment) {
-      const kscope::LaunchEnvironment e = kscope::launch_environment("distributed_worker");
-      s.group.rank = e.rank;
-      s.group.world = e.world;
-      s.group.rendezvous = e.rendezvous;
-      s.group.local_rank = e.local_rank;
-    }
+    if (s.from_environment) s.group = kscope::placed_by_launcher(s.group, "distributed_worker");
     if (s.scenario == "collectives") {
       Collectives(s);
     } else if (s.scenario == "early_exit") {
@@ -221,6 +215,10 @@ int main(int argc, char** argv) {
       kscope::worker::Slow(s);
     } else if (s.scenario == "rank_error") {
       kscope::worker::RankError(s);
+    } else if (s.scenario == "resume") {
+      kscope::worker::Resume(s);
+    } else if (s.scenario == "overlap") {
+      kscope::worker::Overlap(s);
     } else {
       std::cerr << "distributed_worker: unknown scenario " << s.scenario << "\n";
       return 2;

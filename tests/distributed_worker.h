@@ -81,6 +81,12 @@ std::string ErrorOf(F f) {
 //   rank_error  the last rank's data holds a class out of range: its run and testrun fail with
 //           its own error and every other rank's with the group's, none taking a step, and
 //           the next epochs train alike on every rank.
+//   resume  the ranks train, rank 0 saving a checkpoint after the first epoch; the job then
+//           restarts from it twice — on the same ranks, and as one process per rank with
+//           batches as large as the ranks' together — and each ends equal to the
+//           uninterrupted job (exactly on the same ranks, to float tolerance alone);
+//   overlap  the same model trained twice, its gradients averaged bucket by bucket during
+//           backward (three buckets) and after backward: equal values (to float tolerance).
 void Train(const Setup& s);
 void Mismatch(const Setup& s);
 void Killed(const Setup& s);
@@ -88,6 +94,8 @@ void Killed(const Setup& s);
 void KilledBeforePhase(const Setup& s, const std::string& phase);
 void Slow(const Setup& s);
 void RankError(const Setup& s);
+void Resume(const Setup& s);
+void Overlap(const Setup& s);
 
 }  // namespace kscope::worker
 

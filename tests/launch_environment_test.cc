@@ -202,6 +202,32 @@ TEST_F(LaunchEnvironmentTest, RendezvousOptionsAreCheckedLikeTheRest) {
   }
 }
 
+TEST_F(LaunchEnvironmentTest, PlacedByLauncherKeepsTheBackendAndTimeout) {
+  const ScopedVariables v({{"RANK", ""},
+                           {"SLURM_PROCID", "3"},
+                           {"SLURM_NTASKS", "4"},
+                           {"SLURM_LOCALID", "1"},
+                           {"SLURM_STEP_NODELIST", "gpu[07-08]"},
+                           {"MASTER_ADDR", ""},
+                           {"MASTER_PORT", "29400"}});
+  GroupOptions given;
+  given.rank = 9;
+  given.rendezvous = "/tmp/unused";
+  given.backend = "nccl";
+  given.timeout = std::chrono::seconds(7);
+  const GroupOptions o = placed_by_launcher(given, "train");
+  EXPECT_EQ(o.rank, 3);
+  EXPECT_EQ(o.world, 4);
+  EXPECT_EQ(o.local_rank, 1);
+  EXPECT_EQ(o.rendezvous, "tcp://gpu07:29400");
+  EXPECT_EQ(o.backend, "nccl");
+  EXPECT_EQ(o.timeout, std::chrono::seconds(7));
+  const ScopedVariables none(
+      {{"SLURM_PROCID", ""}, {"OMPI_COMM_WORLD_RANK", ""}, {"PMI_RANK", ""}, {"KSCOPE_RANK", ""}});
+  EXPECT_THAT(ErrorOf([&] { placed_by_launcher(given, "train"); }),
+              ::testing::StartsWith("train: no launcher's environment: set RANK"));
+}
+
 TEST_F(LaunchEnvironmentTest, GroupFromEnvironmentJoinsWhereTheLauncherSays) {
   const ScopedVariables v({{"RANK", "0"},
                            {"WORLD_SIZE", "1"},

@@ -30,16 +30,18 @@ std::vector<std::string> Names(const OptimizerBuffers& buffers) {
   return names;
 }
 
-// The weights of q and its copy after one more step of o and of o2 on the same input.
-void ExpectSameNextStep(Handle q, Handle o, Handle q2, Handle o2) {
+// The parameters `names` of q and its copy after one more step of o and of o2 on the same input
+// (of 4 columns).
+void ExpectSameNextStep(Handle q, Handle o, Handle q2, Handle o2,
+                        const std::vector<std::string>& names = {"weight", "bias"}) {
   const at::Tensor x = at::randn({5, 4});
   for (auto [m, op] : {std::pair(q, o), std::pair(q2, o2)}) {
     zerograd(op);
     Backward(m, x);
     step(op);
   }
-  EXPECT_TRUE(at::equal(tensor(parm(q, "weight")), tensor(parm(q2, "weight"))));
-  EXPECT_TRUE(at::equal(tensor(parm(q, "bias")), tensor(parm(q2, "bias"))));
+  for (const std::string& name : names)
+    EXPECT_TRUE(at::equal(tensor(parm(q, name)), tensor(parm(q2, name)))) << name;
 }
 
 struct StateCase {
@@ -189,6 +191,88 @@ TEST_F(OptimizerStateTest, BadStatesCreateNothing) {
   EXPECT_EQ(bad(none, o), "opt: expected module or model, given optimizer");
   EXPECT_EQ(live_handles(), live + 1);  // the Linear(5, 3) made for one case
   EXPECT_EQ(ref(q).single(), 2);        // only o holds q
+}
+
+// Sequential(4, 5, 3) under adam: layer 0 in group 0 (lr .001), layer 2 in group 1 (lr `lr1`).
+Handle TwoGroupAdam(Handle q, double lr1) {
+  Handle o = opt_group("adam", 0, {q, {"0"}, {}});
+  opt_edit(o, 1, {q, {"2"}, {}}, {lr1});
+  return o;
+}
+
+void Steps(Handle q, Handle o, int n) {
+  for (int i = 0; i < n; ++i) {
+    zerograd(o);
+    Backward(q, at::randn({5, 4}));
+    step(o);
+  }
+}
+
+// Two Sequential(4, 5, 3) modules under TwoGroupAdam: the first (group 1 at lr .01) stepped
+// `steps` times, the second (group 1 at lr .5) once, so that it has a state of its own.
+struct TwoOptimizers {
+  Handle q, o, q2, o2;
+};
+TwoOptimizers Stepped(int steps) {
+  TwoOptimizers t;
+  t.q = testing::Sequential(4, 5, 3);
+  t.o = TwoGroupAdam(t.q, 0.01);
+  Steps(t.q, t.o, steps);
+  t.q2 = testing::Sequential(4, 5, 3);
+  t.o2 = TwoGroupAdam(t.q2, 0.5);
+  Steps(t.q2, t.o2, 1);
+  return t;
+}
+
+TEST_F(OptimizerStateTest, LoadedOptimizerContinuesInPlace) {
+  auto scope = Scope::Open();
+  const auto [q, o, q2, o2] = Stepped(2);
+  const OptimizerState s = opt_state(o);
+  CopyParameters(q, q2);
+  const OptimizerState fresh = opt_state(TwoGroupAdam(testing::Sequential(4, 5, 3), 0.01));
+
+  opt_load(o2, s);
+  EXPECT_THAT(lr(o2), ElementsAre(0.001, 0.01));
+  EXPECT_EQ(describe_opt(o2).options, describe_opt(o).options);
+  EXPECT_EQ(tensorcount(o2), tensorcount(o));
+  ExpectSameNextStep(q, o, q2, o2, {"0.weight", "0.bias", "2.weight", "2.bias"});
+
+  opt_load(o2, fresh);  // a state before any step: no buffers left
+  EXPECT_EQ(tensorcount(o2), 0);
+}
+
+TEST_F(OptimizerStateTest, LoadingABadStateChangesNothing) {
+  auto scope = Scope::Open();
+  const auto [q, o, q2, o2] = Stepped(1);
+  const OptimizerState good = opt_state(o);
+  const OptimizerState before = opt_state(o2);
+  auto bad = [&](const std::function<void(OptimizerState*)>& edit, Handle target) {
+    OptimizerState s = good;
+    edit(&s);
+    return ErrorOf([&] { opt_load(target, s); });
+  };
+  auto none = [](OptimizerState*) {};
+  EXPECT_EQ(bad(none, opt("sgd", q2)), "opt: state of adam given, the optimizer is sgd");
+  EXPECT_EQ(bad(none, opt("adam", q2)), "opt: state has 2 group(s), the optimizer 1");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters.pop_back(); }, o2),
+            "opt: state has 3 parameter(s), the optimizer 4");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->description.parameters[2].name = "0.weight"; }, o2),
+            "opt: state has parameter 2 `0.weight (group 1, size 3 5), the optimizer `2.weight "
+            "(group 1, size 3 5)");
+  EXPECT_EQ(bad([](OptimizerState* s) { s->buffers[3][1].second = at::zeros({4}); }, o2),
+            "opt: buffer `exp_avg for parameter `2.bias has size 4, expecting 3");
+  EXPECT_EQ(
+      bad([](OptimizerState* s) { s->description.options[1].emplace_back("gamma", 1.0); }, o2),
+      "adam: unrecognized option `gamma");
+  EXPECT_EQ(bad(none, q2), "opt: expected optimizer, given module");
+  const OptimizerState after = opt_state(o2);
+  EXPECT_EQ(after.description.options, before.description.options);
+  ASSERT_EQ(after.buffers.size(), before.buffers.size());
+  for (std::size_t i = 0; i < after.buffers.size(); ++i) {
+    ASSERT_EQ(after.buffers[i].size(), before.buffers[i].size());
+    for (std::size_t j = 0; j < after.buffers[i].size(); ++j)
+      EXPECT_TRUE(at::equal(after.buffers[i][j].second, before.buffers[i][j].second));
+  }
 }
 
 }  // namespace optimizer_state_test

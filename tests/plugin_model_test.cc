@@ -2,6 +2,7 @@
 // describe, recreate from the description and from the state, retrieve the parts) and the
 // train/test option sessions of seed 004.
 #include "tests/plugin_fixture.h"
+#include "tests/temp_directory.h"
 
 namespace kscope::testing {
 namespace plugin_model_test {
@@ -158,6 +159,30 @@ TEST_F(PluginModelTest, BadOptionsAreRolledBack) {
       Error("train", List({m.share(), kq::Syms({"batchsize", "shuffle"}), Q("1 2 3").share()})),
       "train: 2 setting names given with long list");
   Call("free", m);
+}
+
+// kscope's checkpoints (api/model/checkpoint.h) from q:
+// q)checkpoint(m;`:/dir/m.ckpt;3)   resume(m2;`:/dir/m.ckpt) -> 3
+TEST_F(PluginModelTest, CheckpointAndResume) {
+  const TempDirectory dir("plugin_model_test");
+  const std::string file = dir.Join("m.ckpt");
+  auto made = [&] {
+    KRef q = Call("module", Call("seq", "(`sequential;(`linear;4;8);`relu;(`linear;8;3))"));
+    return Call("model", List({q.share(), Call("loss", "`ce").share(),
+                               Call("opt", List({kq::Sym("adam"), q.share()})).share()}));
+  };
+  KRef m = made(), m2 = made();
+  auto values = [&](const KRef& model) { return S1(At(Call("state", model), "module")); };
+  EXPECT_NE(values(m), values(m2));
+  EXPECT_EQ(S1(Call("checkpoint", List({m.share(), kq::Sym(":" + file), kq::Long(3)}))), "::");
+  EXPECT_EQ(S1(Call("resume", List({m2.share(), kq::Sym(file)}))), "3");
+  EXPECT_EQ(values(m), values(m2));
+  EXPECT_EQ(Error("resume", List({m2.share(), kq::Sym(dir.Join("none"))})),
+            "resume: cannot read " + dir.Join("none") + ": No such file or directory");
+  KRef l = Call("loss", "`ce");
+  EXPECT_EQ(Error("resume", List({l.share(), kq::Sym(file)})),
+            "resume: expected model, given loss");
+  Call("free", List({m.share(), m2.share(), l.share()}));
 }
 
 }  // namespace plugin_model_test

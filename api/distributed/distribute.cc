@@ -1,15 +1,18 @@
 #include "api/distributed/distribute.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
+#include <vector>
 
+#include "api/distributed/gradient_reducer.h"
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
 #include "api/model/model_object.h"
 
 namespace kscope {
 
-void distribute(Handle m, Handle g) {
+void distribute(Handle m, Handle g, const DistributeOptions& options) {
   nn::Model& model = nn::ModelOf("distribute", m)->model();
   std::shared_ptr<distributed::GroupObject> group = distributed::GroupOf("distribute", g);
   const nn::NamedValues tasks = {{"task", std::int64_t{group->rank()}},
@@ -22,9 +25,19 @@ void distribute(Handle m, Handle g) {
   model.test = std::move(test);
   model.group =
       std::static_pointer_cast<distributed::GroupObject>(group->share());  // `ref g` counts it
+  model.reducer.reset();
+  const std::vector<at::Tensor> parameters = model.optimizer->parameters();
+  if (options.overlap && distributed::GradientReducer::Applies(parameters)) {
+    model.reducer = std::make_shared<distributed::GradientReducer>(
+        model.group, parameters, options.first_bucket_bytes, options.bucket_bytes);
+  }
 }
 
-void undistribute(Handle m) { nn::ModelOf("undistribute", m)->model().group.reset(); }
+void undistribute(Handle m) {
+  nn::Model& model = nn::ModelOf("undistribute", m)->model();
+  model.reducer.reset();
+  model.group.reset();
+}
 
 bool is_distributed(Handle m) { return nn::ModelOf("is_distributed", m)->model().group != nullptr; }
 

@@ -7,9 +7,9 @@
 // sets the model's train and test options `task` and `tasks` to the rank and the world. Then:
 //   - run m takes this rank's batches of each epoch (t, t+n, t+2n, … of one shuffle shared
 //     through `shuffleseed`, as ktorch's tasks) and in every step averages the gradients over the
-//     ranks before clipping and the optimizer's step (api/distributed/model_sync.h: weighted by
-//     each rank's rows, one bucketed allreduce, as DDP's reducer without overlap), so every
-//     rank takes the same steps and keeps identical parameters. For a loss that averages over
+//     ranks before clipping and the optimizer's step (weighted by each rank's rows; bucket by
+//     bucket while backward runs, as DDP's reducer: DistributeOptions below), so every rank
+//     takes the same steps and keeps identical parameters. For a loss that averages over
 //     rows (the default), a step equals one single-process step on the union of the ranks'
 //     batches. A rank whose share of an epoch is a batch shorter takes its last step without one.
 //   - backstep(m[;x;y]) averages the same way (every rank must call it); backward and step stay
@@ -39,11 +39,24 @@
 #ifndef KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 #define KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 
+#include <cstdint>
+
 #include "runtime/handle.h"
 
 namespace kscope {
 
-void distribute(Handle m, Handle g = Handle());
+// How a bound model's steps average gradients: with `overlap`, bucket by bucket while backward
+// runs (api/distributed/gradient_reducer.h: buckets of about `bucket_bytes`, the first of
+// `first_bucket_bytes`, as PyTorch DDP's), where the optimizer's parameters share one device and
+// type; otherwise, or without `overlap`, in one bucketed allreduce after backward. Both give the
+// same steps (to float tolerance).
+struct DistributeOptions {
+  bool overlap = true;
+  std::int64_t first_bucket_bytes = std::int64_t{1} << 20;
+  std::int64_t bucket_bytes = std::int64_t{25} << 20;
+};
+
+void distribute(Handle m, Handle g = Handle(), const DistributeOptions& options = {});
 void undistribute(Handle m);
 
 // Whether model m is bound to a group.

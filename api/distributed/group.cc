@@ -23,16 +23,20 @@ Handle group(const GroupOptions& options) {
   return h;
 }
 
-Handle group_from_environment(const std::string& backend, std::chrono::milliseconds timeout) {
-  const LaunchEnvironment e = launch_environment("group");
-  GroupOptions o;
+GroupOptions placed_by_launcher(GroupOptions o, const char* fn) {
+  const LaunchEnvironment e = launch_environment(fn);
   o.rank = e.rank;
   o.world = e.world;
   o.rendezvous = e.rendezvous;
+  o.local_rank = e.local_rank;
+  return o;
+}
+
+Handle group_from_environment(const std::string& backend, std::chrono::milliseconds timeout) {
+  GroupOptions o;
   o.backend = backend;
   o.timeout = timeout;
-  o.local_rank = e.local_rank;
-  return group(o);
+  return group(placed_by_launcher(o, "group"));
 }
 
 Handle default_group(const char* fn) {

@@ -36,6 +36,12 @@ struct GroupOptions {
 // backend, a malformed rendezvous or peers that do not arrive within the timeout.
 Handle group(const GroupOptions& options);
 
+// `o` placed where the launcher that started this process says (torchrun, srun, mpirun or
+// examples/launch.sh: launch_environment(fn), api/distributed/launch_environment.h): its rank,
+// world, rendezvous and local rank replaced, its backend and timeout kept. kscope::Error naming
+// `fn` and the variables looked for when no launcher's are set.
+GroupOptions placed_by_launcher(GroupOptions o, const char* fn);
+
 // Joins the group the launcher that started this process describes (torchrun, srun, mpirun or
 // examples/launch.sh: api/distributed/launch_environment.h), as group() does with its rank,
 // world, rendezvous and local rank; kscope::Error naming `group` and the variables looked for

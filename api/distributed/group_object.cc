@@ -109,12 +109,17 @@ struct GroupObject::State {
   // group's connections are closed first: a peer blocked on this rank in the same collective
   // (a ring's next rank) then fails at once, not at its timeout, and answers too.
   void Wait(const char* fn, c10::intrusive_ptr<c10d::Work> work) {
+    std::vector<c10::intrusive_ptr<c10d::Work>> works{std::move(work)};
+    WaitAll(fn, works);
+  }
+  // The same for collectives begun one after another: the first failure drops the rest.
+  void WaitAll(const char* fn, std::vector<c10::intrusive_ptr<c10d::Work>>& works) {
     try {
-      work->wait();
+      for (const auto& work : works) work->wait();
     } catch (const std::exception& e) {
       const std::string reason = FailureText(e);
       if (options.backend == "gloo") {
-        work.reset();  // it holds the gloo context (the connections) too
+        works.clear();  // they hold the gloo context (the connections) too
         collectives.reset();
       }
       const auto wait = std::min<std::chrono::milliseconds>(options.timeout, kRollCallWait);
@@ -198,6 +203,32 @@ std::vector<at::Tensor> GroupObject::AllGather(const char* fn, const at::Tensor&
 }
 
 void GroupObject::Barrier(const char* fn) const { state_->Wait(fn, state_->Live(fn).barrier()); }
+
+struct GroupObject::Sums::UnderWay {
+  c10::intrusive_ptr<c10d::Work> work;
+  at::Tensor staged;  // what the backend sums: the tensor itself, or its staged copy
+  at::Tensor tensor;
+};
+
+GroupObject::Sums::Sums() = default;
+GroupObject::Sums::~Sums() = default;
+GroupObject::Sums::Sums(Sums&&) noexcept = default;
+GroupObject::Sums& GroupObject::Sums::operator=(Sums&&) noexcept = default;
+
+void GroupObject::StartSum(const char* fn, const at::Tensor& tensor, Sums& sums) const {
+  std::vector<at::Tensor> tensors{state_->Staged(tensor)};
+  auto work = state_->Live(fn).allreduce(tensors, c10d::AllreduceOptions());
+  sums.under_way_.push_back(Sums::UnderWay{std::move(work), tensors[0], tensor});
+}
+
+void GroupObject::FinishSums(const char* fn, Sums& sums) const {
+  std::vector<Sums::UnderWay> under_way = std::move(sums.under_way_);
+  sums.under_way_.clear();
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  for (Sums::UnderWay& u : under_way) works.push_back(std::move(u.work));
+  state_->WaitAll(fn, works);
+  for (Sums::UnderWay& u : under_way) State::Unstage(u.staged, u.tensor);
+}
 
 c10::Device CollectiveDevice(const char* fn, const std::string& backend, c10::Device model_device) {
   if (backend != "nccl") return c10::Device(c10::kCPU);

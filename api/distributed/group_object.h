@@ -62,6 +62,26 @@ class GroupObject final : public CompositeObject {
   std::vector<at::Tensor> AllGather(const char* fn, const at::Tensor& tensor) const;
   void Barrier(const char* fn) const;
 
+  // Sums across the ranks that run while this rank goes on computing, finished together
+  // (api/distributed/gradient_reducer.h overlaps them with backward). StartSum begins summing
+  // `tensor` in place (it must not be touched until FinishSums); FinishSums waits for every sum
+  // begun, in order, with AllReduce's errors (the first failure ends them all, with one roll
+  // call). Sums destroyed or replaced unfinished are abandoned.
+  class Sums {
+   public:
+    Sums();
+    ~Sums();
+    Sums(Sums&&) noexcept;
+    Sums& operator=(Sums&&) noexcept;
+
+   private:
+    friend class GroupObject;
+    struct UnderWay;  // group_object.cc
+    std::vector<UnderWay> under_way_;
+  };
+  void StartSum(const char* fn, const at::Tensor& tensor, Sums& sums) const;
+  void FinishSums(const char* fn, Sums& sums) const;
+
  private:
   struct State;  // the c10d store and process group (group_object.cc)
   explicit GroupObject(std::shared_ptr<State> state) : state_(std::move(state)) {}

@@ -10,20 +10,24 @@ namespace kscope {
 namespace distributed {
 namespace {
 
+enum class LauncherKind { kTorchrun, kSlurm, kMpi, kKscope };
+
 // A launcher's names for a rank's place in the job.
 struct Launcher {
   const char* name;
+  LauncherKind kind;
   const char* rank;
   const char* world;
   const char* local_rank;
 };
 
 constexpr Launcher kLaunchers[] = {
-    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
-    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
-    {"mpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-    {"mpi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
-    {"kscope", "KSCOPE_RANK", "KSCOPE_WORLD", "KSCOPE_LOCAL_RANK"},
+    {"torchrun", LauncherKind::kTorchrun, "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"slurm", LauncherKind::kSlurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+    {"mpi", LauncherKind::kMpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+     "OMPI_COMM_WORLD_LOCAL_RANK"},
+    {"mpi", LauncherKind::kMpi, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
+    {"kscope", LauncherKind::kKscope, "KSCOPE_RANK", "KSCOPE_WORLD", "KSCOPE_LOCAL_RANK"},
 };
 
 // Reads the variables of one environment, each read failing with `fn` and the variable's name.
@@ -89,24 +93,25 @@ std::string SlurmRendezvous(const Variables& v) {
         v.fn());
   }
   if (v.Has("MASTER_PORT"))
-    return absl::StrCat("tcp://", host, ":", v.Number("MASTER_PORT", "", 1));
+    return absl::StrCat("tcp://", host, ":", v.Number("MASTER_PORT", "MASTER_PORT", 1));
   const int job = v.Number("SLURM_JOB_ID", "SLURM_PROCID", 0);
   return absl::StrCat("tcp://", host, ":", 10000 + job % 20000);
 }
 
 std::string RendezvousOf(const Launcher& l, const Variables& v) {
-  if (std::string(l.name) == "torchrun") return TorchrunRendezvous(v);
+  if (l.kind == LauncherKind::kTorchrun) return TorchrunRendezvous(v);
   std::string r = MasterRendezvous(v);
   if (r.empty() && v.Has("KSCOPE_RENDEZVOUS")) r = v.Get("KSCOPE_RENDEZVOUS");
   if (!r.empty()) return r;
-  if (std::string(l.name) == "slurm") return SlurmRendezvous(v);
-  if (std::string(l.name) == "mpi") {
-    Fail(
-        "%s: mpirun's %s is set but not where rank 0 is: set MASTER_ADDR and MASTER_PORT, or "
-        "KSCOPE_RENDEZVOUS",
-        v.fn(), l.rank);
+  switch (l.kind) {
+    case LauncherKind::kSlurm: return SlurmRendezvous(v);
+    case LauncherKind::kMpi:
+      Fail(
+          "%s: mpirun's %s is set but not where rank 0 is: set MASTER_ADDR and MASTER_PORT, or "
+          "KSCOPE_RENDEZVOUS",
+          v.fn(), l.rank);
+    default: return v.Required("KSCOPE_RENDEZVOUS", l.rank);
   }
-  return v.Required("KSCOPE_RENDEZVOUS", l.rank);
 }
 
 }  // namespace

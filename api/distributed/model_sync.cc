@@ -58,20 +58,8 @@ std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o,
   return saved;
 }
 
-// Runs a collective of an epoch: where this rank failed, its own error wins over the
-// collective's (a peer that failed alike may have left).
-template <typename Collective>
-void Joining(const std::exception_ptr& failure, Collective collective) {
-  try {
-    collective();
-  } catch (...) {
-    if (failure) std::rethrow_exception(failure);
-    throw;
-  }
-}
+}  // namespace
 
-// After a collective that carried every rank's failure flag (flags[r] nonzero: rank r failed in
-// the epoch): rethrows this rank's own error, or fails naming the first rank that failed.
 void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags,
                    const std::exception_ptr& failure) {
   if (failure) std::rethrow_exception(failure);
@@ -81,8 +69,6 @@ void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags
          failed[0][0].item<std::int64_t>(), g.world());
   }
 }
-
-}  // namespace
 
 void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
   const c10::Device device = HostNumbersDevice(fn, g, model);

@@ -63,6 +63,23 @@ void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model,
 at::Tensor SumOverRanks(const char* fn, const GroupObject& g, const nn::Model& model,
                         const at::Tensor& values, const std::exception_ptr& failure);
 
+// Shared with api/distributed/gradient_reducer.h:
+// Runs a collective of an epoch: where this rank failed, its own error wins over the
+// collective's (a peer that failed alike may have left).
+template <typename Collective>
+void Joining(const std::exception_ptr& failure, Collective collective) {
+  try {
+    collective();
+  } catch (...) {
+    if (failure) std::rethrow_exception(failure);
+    throw;
+  }
+}
+// After a collective that carried every rank's failure flag (flags[r] nonzero: rank r failed in
+// the epoch): rethrows this rank's own error, or fails naming the first rank that failed.
+void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags,
+                   const std::exception_ptr& failure);
+
 }  // namespace kscope::distributed
 
 #endif  // KSCOPE_API_DISTRIBUTED_MODEL_SYNC_H_

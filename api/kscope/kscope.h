@@ -19,21 +19,22 @@
 //   - functional forms of layers (api/nn/functional.h: relu, softmax, maxpool2d, linear, pdist,
 //   ...);
 //   - modules (api/nn/module.h) and optimizers (api/nn/optimizer.h: opt, step, lr, describe_opt;
-//     api/nn/optimizer_state.h: opt_state; api/nn/clip.h: clip, clipv, clip_by_options);
+//     api/nn/optimizer_state.h: opt_state, opt_load; api/nn/clip.h: clip, clipv, clip_by_options);
 //   - models (api/model/model.h: model, model_module/model_loss/model_opt, describe_model,
 //     model_state, train/test options; api/model/model_data.h: model data and batching;
 //     api/model/model_run.h: forward, loss, backward, step, backstep, run and testrun on models;
-//     api/model/batchnorm.h: batchnorm statistics recomputed over a model's training data);
+//     api/model/batchnorm.h: batchnorm statistics recomputed over a model's training data;
+//     api/model/checkpoint.h: checkpoint and resume, a model's training saved to a file);
 //   - module buffers, submodules, freezing and parameter copies (api/nn/module_parameters.h), and
 //     module state, recreation and clone (api/nn/module_state.h);
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
 //     (api/data/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/data/batch_window.h, api/data/shuffle.h);
 //   - process groups and their collectives across processes (api/distributed/group.h: group,
-//     group_from_environment; api/distributed/launch_environment.h: what torchrun, srun, mpirun
-//     or examples/launch.sh told this rank; api/distributed/collectives.h: allreduce, broadcast,
-//     allgather, barrier) and models trained over them (api/distributed/distribute.h: distribute,
-//     undistribute);
+//     group_from_environment, placed_by_launcher; api/distributed/launch_environment.h: what
+//     torchrun, srun, mpirun or examples/launch.sh told this rank; api/distributed/collectives.h:
+//     allreduce, broadcast, allgather, barrier) and models trained over them
+//     (api/distributed/distribute.h: distribute, undistribute);
 //   - the environment (api/env/environment.h): seeds per device, CUDA devices (cuda_device_count,
 //     set_cuda_device), sync, libtorch's version and build features;
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
@@ -66,6 +67,7 @@
 #include "api/math/math.h"
 #include "api/math/math_catalogue.h"
 #include "api/model/batchnorm.h"
+#include "api/model/checkpoint.h"
 #include "api/model/model.h"
 #include "api/model/model_data.h"
 #include "api/model/model_run.h"

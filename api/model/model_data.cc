@@ -35,13 +35,6 @@ Bound DataOf(const char* fn, Handle m, nn::DataMode mode) {
                                       : Bound{model.test_data, model.test.get(), model};
 }
 
-// The tensors of the data's input and target, in order.
-std::vector<at::Tensor> Tensors(const nn::ModelData& data) {
-  std::vector<at::Tensor> tensors = data.input.tensors;
-  tensors.insert(tensors.end(), data.target.tensors.begin(), data.target.tensors.end());
-  return tensors;
-}
-
 // Full size for the data's tensors, if any.
 void Restore(const char* fn, const std::vector<at::Tensor>& tensors) {
   if (!tensors.empty()) RestoreFull(fn, tensors);
@@ -144,8 +137,8 @@ std::int64_t Store(const char* fn, Bound b, DataTensors input, DataTensors targe
   nn::ModelData given;
   given.input = std::move(input);
   given.target = std::move(target);
-  const std::int64_t rows = FullSize(fn, Tensors(given));
-  Restore(fn, Tensors(b.data));
+  const std::int64_t rows = FullSize(fn, given.tensors());
+  Restore(fn, b.data.tensors());
   given.generator = b.data.generator;
   b.data = std::move(given);
   return TaskBatches(b.options, rows);
@@ -157,7 +150,7 @@ const char* Name(nn::DataMode mode, const char* train, const char* test) {
 
 // Full size, then a reshuffle of training data if the options say so; next batch: the first.
 void StartEpoch(const char* fn, Bound b, nn::DataMode mode) {
-  const std::vector<at::Tensor> tensors = Tensors(b.data);
+  const std::vector<at::Tensor> tensors = b.data.tensors();
   Restore(fn, tensors);
   if (mode == nn::DataMode::kTrain && b.options.shuffle && !tensors.empty()) {
     if (b.options.tasks > 1 && !b.data.generator.defined()) {
@@ -251,7 +244,7 @@ std::int64_t model_datasize(Handle m, nn::DataMode mode) {
 bool model_batch(Handle m, nn::DataMode mode) {
   const char* fn = Name(mode, "batch", "testbatch");
   const Bound b = DataOf(fn, m, mode);
-  const std::vector<at::Tensor> tensors = Tensors(b.data);
+  const std::vector<at::Tensor> tensors = b.data.tensors();
   if (tensors.empty()) return false;
   if (b.data.next < 0) StartEpoch(fn, b, mode);
   const std::int64_t index = b.options.task + b.data.next * b.options.tasks;
@@ -269,21 +262,21 @@ std::int64_t model_batchinit(Handle m, nn::DataMode mode) {
   const char* fn = Name(mode, "batchinit", "testinit");
   const Bound b = DataOf(fn, m, mode);
   StartEpoch(fn, b, mode);
-  const std::vector<at::Tensor> tensors = Tensors(b.data);
+  const std::vector<at::Tensor> tensors = b.data.tensors();
   return tensors.empty() ? -1 : TaskBatches(b.options, FullSize(fn, tensors));
 }
 
 std::int64_t model_restore(Handle m, nn::DataMode mode) {
   const char* fn = Name(mode, "restore", "testrestore");
   const Bound b = DataOf(fn, m, mode);
-  const std::vector<at::Tensor> tensors = Tensors(b.data);
+  const std::vector<at::Tensor> tensors = b.data.tensors();
   b.data.next = -1;
   return tensors.empty() ? 0 : RestoreFull(fn, tensors);
 }
 
 void model_shuffle(Handle m) {
   const Bound b = DataOf("shuffle", m, nn::DataMode::kTrain);
-  const std::vector<at::Tensor> tensors = Tensors(b.data);
+  const std::vector<at::Tensor> tensors = b.data.tensors();
   if (tensors.empty()) return;
   b.data.permutation =
       ComposePermutations(b.data.permutation, Shuffle("shuffle", tensors, 0, b.data.generator));
@@ -292,7 +285,7 @@ void model_shuffle(Handle m) {
 
 void model_unshuffle(Handle m) {
   const Bound b = DataOf("unshuffle", m, nn::DataMode::kTrain);
-  Unshuffle("unshuffle", Tensors(b.data), b.data.permutation);
+  Unshuffle("unshuffle", b.data.tensors(), b.data.permutation);
   b.data.permutation = at::Tensor();
   b.data.next = -1;
 }

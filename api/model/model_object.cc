@@ -13,6 +13,12 @@ std::optional<c10::Device> Model::device() const {
   return parameters.front().device();
 }
 
+std::vector<at::Tensor> ModelData::tensors() const {
+  std::vector<at::Tensor> all = input.tensors;
+  all.insert(all.end(), target.tensors.begin(), target.tensors.end());
+  return all;
+}
+
 std::vector<at::Tensor> ModelObject::tensors() const {
   std::vector<at::Tensor> all = model_->module->tensors();
   for (at::Tensor& t : model_->optimizer->tensors()) all.push_back(std::move(t));

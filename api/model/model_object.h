@@ -26,7 +26,8 @@
 #include "runtime/per_element.h"
 
 namespace kscope::distributed {
-class GroupObject;  // api/distributed/group_object.h
+class GradientReducer;  // api/distributed/gradient_reducer.h
+class GroupObject;      // api/distributed/group_object.h
 }  // namespace kscope::distributed
 
 namespace kscope::nn {
@@ -54,6 +55,9 @@ struct ModelData {
   at::Tensor permutation;
   at::Generator generator;
   std::vector<at::Tensor> hidden;
+
+  // The tensors of the input and the target, in order.
+  std::vector<at::Tensor> tensors() const;
 };
 
 struct Model {
@@ -67,6 +71,8 @@ struct Model {
   // The process group training is spread over (api/distributed/distribute.h); null: this process
   // alone. Shared with the group's handles: the connections stay open while the model is bound.
   std::shared_ptr<distributed::GroupObject> group;
+  // Where gradients are averaged during backward (distribute's `overlap`); null: after it.
+  std::shared_ptr<distributed::GradientReducer> reducer;
 
   // The device of the module's first parameter (where k data is moved, where the process group's
   // collectives of the model run); none for a module without parameters.

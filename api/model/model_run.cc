@@ -16,6 +16,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "api/data/batch_window.h"
+#include "api/distributed/gradient_reducer.h"
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
 #include "api/model/model_data.h"
@@ -98,10 +99,17 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
                      const DataTensors* y, const std::vector<at::Tensor>& state = {},
                      std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
+  // Under a process group the gradients are averaged during backward where the model's reducer
+  // serves the optimizer's parameters (api/distributed/gradient_reducer.h), after it otherwise.
+  distributed::GradientReducer* reducer = nullptr;
+  if (model.reducer && model.reducer->Serves(model.optimizer->parameters()))
+    reducer = model.reducer.get();
+  const std::int64_t rows = x != nullptr && x->defined() ? Rows(*x) : 0;  // none: the step fails
   at::Tensor first;
   optimizer.step([&] {
     optimizer.zero_grad();
     at::Tensor loss;
+    if (reducer != nullptr) reducer->Prepare(fn, rows);
     const std::exception_ptr failure = Failure(model, [&] {
       if (x == nullptr) return;
       std::vector<at::Tensor> parts = OutputParts(Output(fn, model, *x, false, state));
@@ -113,9 +121,11 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
         for (const at::Tensor& part : parts) output->push_back(part.detach());
       }
     });
-    if (model.group) {
+    if (reducer != nullptr) {
+      loss = reducer->Finish(fn, loss, failure);
+    } else if (model.group) {
       loss = distributed::AverageGradients(fn, *model.group, model.optimizer->parameters(), loss,
-                                           x != nullptr ? Rows(*x) : 0, failure);
+                                           rows, failure);
     }
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).

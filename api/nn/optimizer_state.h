@@ -15,7 +15,15 @@
 // saved optimizer would have taken. A group added later starts from group 0's options. Errors
 // (kscope::Error naming `opt`, nothing created): an unknown kind, option or buffer, a parameter
 // the module does not have or of another size, a buffer of the wrong size, a group beyond the
-// options given. Thread-safety: as api/nn/optimizer.h.
+// options given.
+//
+// opt_load(o, state) makes an existing optimizer continue from `state` in place (its handles,
+// and a model holding it, keep it): each group's options and each parameter's buffers are
+// replaced (a parameter without buffers in the state loses any it had). The state must be of
+// o's kind and describe o's parameters: the same groups, and the same parameter names and sizes
+// in the same order. Errors as opt(state, module)'s, and "opt: state has parameter 2 `0.bias
+// (group 0, size 16), the optimizer `1.weight (group 0, size 3 16)"; on error o is unchanged.
+// Thread-safety: as api/nn/optimizer.h.
 #ifndef KSCOPE_API_NN_OPTIMIZER_STATE_H_
 #define KSCOPE_API_NN_OPTIMIZER_STATE_H_
 
@@ -42,6 +50,8 @@ struct OptimizerState {
 OptimizerState opt_state(Handle o, bool all_options = true);
 // A new optimizer over module's parameters that continues from `state`.
 Handle opt(const OptimizerState& state, Handle module);
+// Optimizer o continues from `state` (see above).
+void opt_load(Handle o, const OptimizerState& state);
 
 }  // namespace kscope
 

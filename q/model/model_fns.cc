@@ -1,10 +1,16 @@
 // Adapters for models: model; the option and data forms of train and test; data, input, target
 // and their test forms; datasize testsize testbatch batchinit testinit testrestore unshuffle;
-// backstep run testrun.
+// backstep run testrun; and kscope's checkpoints (api/model/checkpoint.h):
+//   checkpoint(m;file;epoch)   saves model m's training between epochs; returns ::
+//   resume(m;file)             m continues from the checkpoint (its data given first); returns
+//                              the epoch saved with it
+//   file: a symbol, `:/path/m.ckpt (q's leading colon optional).
 #include <string>
 #include <vector>
 
+#include "absl/strings/strip.h"
 #include "api/core/pointer.h"
+#include "api/model/checkpoint.h"
 #include "api/model/model.h"
 #include "api/model/model_data.h"
 #include "api/model/model_run.h"
@@ -239,6 +245,27 @@ K Run(const char* fn, nn::DataMode mode, K x) {
   });
 }
 
+std::string FileAt(const Args& a, std::size_t i) {
+  return std::string(absl::StripPrefix(a.SymbolAt(i), ":"));
+}
+
+K Checkpoint(K x) {
+  return Guard([&] {
+    const Args a("checkpoint", x);
+    if (a.size() != 3) a.Unrecognized();
+    checkpoint(a.PointerAt(0), FileAt(a, 1), a.LongAt(2));
+    return Null();
+  });
+}
+
+K Resume(K x) {
+  return Guard([&] {
+    const Args a("resume", x);
+    if (a.size() != 2) a.Unrecognized();
+    return kabi::kj(resume(a.PointerAt(0), FileAt(a, 1)));
+  });
+}
+
 constexpr nn::DataMode kTrain = nn::DataMode::kTrain, kTest = nn::DataMode::kTest;
 
 }  // namespace
@@ -262,7 +289,9 @@ std::vector<Export> ModelExports() {
           Unary("unshuffle", Unshuffle),
           Unary("backstep", Backstep),
           Unary("run", [](K x) { return Run("run", kTrain, x); }),
-          Unary("testrun", [](K x) { return Run("testrun", kTest, x); })};
+          Unary("testrun", [](K x) { return Run("testrun", kTest, x); }),
+          Unary("checkpoint", Checkpoint),
+          Unary("resume", Resume)};
 }
 
 }  // namespace kscope::q

@@ -1,0 +1,150 @@
+#include "api/distributed/gradient_reducer.h"
+
+#include <utility>
+
+#include <ATen/core/grad_mode.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+
+#include "api/distributed/model_sync.h"
+
+namespace kscope::distributed {
+
+GradientReducer::GradientReducer(std::shared_ptr<const GroupObject> group,
+                                 std::vector<at::Tensor> parameters,
+                                 std::int64_t first_bucket_bytes, std::int64_t bucket_bytes)
+    : group_(std::move(group)), parameters_(std::move(parameters)) {
+  places_.resize(parameters_.size());
+  std::int64_t bytes = 0;
+  for (std::size_t k = parameters_.size(); k-- > 0;) {  // last first: backward's order
+    const at::Tensor& p = parameters_[k];
+    const std::int64_t size = p.numel() * static_cast<std::int64_t>(p.element_size());
+    const std::int64_t cap = buckets_.size() <= 1 ? first_bucket_bytes : bucket_bytes;
+    if (buckets_.empty() || (bytes > 0 && bytes + size > cap)) {
+      buckets_.emplace_back();
+      bytes = 0;
+    }
+    Bucket& b = buckets_.back();
+    places_[k] = Place{buckets_.size() - 1, bytes / static_cast<std::int64_t>(p.element_size())};
+    b.members.push_back(k);
+    bytes += size;
+  }
+  for (Bucket& b : buckets_) {
+    std::int64_t numel = 0;
+    for (std::size_t k : b.members) numel += parameters_[k].numel();
+    b.flat = at::empty({numel}, parameters_.front().options().requires_grad(false));
+  }
+  hooks_.resize(parameters_.size(), 0);
+  for (std::size_t k = 0; k < parameters_.size(); ++k) {
+    if (!parameters_[k].requires_grad()) continue;
+    places_[k].hooked = true;
+    hooks_[k] = parameters_[k].register_hook([this, k](const at::Tensor& g) { Arrived(k, g); });
+  }
+}
+
+GradientReducer::~GradientReducer() {
+  for (std::size_t k = 0; k < parameters_.size(); ++k) {
+    if (places_[k].hooked) parameters_[k].remove_hook(hooks_[k]);
+  }
+}
+
+bool GradientReducer::Applies(const std::vector<at::Tensor>& parameters) {
+  if (parameters.empty()) return false;
+  for (const at::Tensor& p : parameters) {
+    if (p.device() != parameters.front().device() ||
+        p.scalar_type() != parameters.front().scalar_type())
+      return false;
+  }
+  return true;
+}
+
+bool GradientReducer::Serves(const std::vector<at::Tensor>& parameters) const {
+  if (parameters.size() != parameters_.size()) return false;
+  const at::Tensor& flat = buckets_.front().flat;
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    if (!parameters[k].is_same(parameters_[k]) || parameters[k].device() != flat.device() ||
+        parameters[k].scalar_type() != flat.scalar_type())
+      return false;  // another parameter, or the module moved since
+  }
+  return true;
+}
+
+void GradientReducer::Prepare(const char* fn, std::int64_t rows) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  for (Place& p : places_) p.arrived = false;
+  for (Bucket& b : buckets_) {
+    b.waiting = 0;
+    for (std::size_t k : b.members) b.waiting += places_[k].hooked ? 1 : 0;
+  }
+  next_bucket_ = 0;
+  sums_ = GroupObject::Sums();  // any a failed step left
+  fn_ = fn;
+  rows_ = rows;
+  armed_ = true;
+}
+
+at::Tensor GradientReducer::Slot(std::size_t k) const {
+  const Place& p = places_[k];
+  return buckets_[p.bucket].flat.narrow(0, p.offset, parameters_[k].numel());
+}
+
+void GradientReducer::Arrived(std::size_t k, const at::Tensor& gradient) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  if (!armed_ || !gradient.defined()) return;  // a backward outside a step
+  const at::NoGradGuard no_grad;
+  Place& p = places_[k];
+  at::Tensor slot = Slot(k).view(gradient.sizes());
+  if (p.arrived) {  // a second backward in the same step
+    slot.add_(gradient);
+    return;
+  }
+  slot.copy_(gradient);
+  p.arrived = true;
+  if (--buckets_[p.bucket].waiting == 0) StartReady(false);
+}
+
+void GradientReducer::StartReady(bool all) {
+  for (; next_bucket_ < buckets_.size(); ++next_bucket_) {
+    Bucket& b = buckets_[next_bucket_];
+    if (!all && b.waiting > 0) return;
+    if (rows_ == 0) {
+      b.flat.zero_();
+    } else {
+      for (std::size_t k : b.members) {
+        if (!places_[k].arrived) Slot(k).zero_();  // no gradient this step: zeros
+      }
+      b.flat.mul_(static_cast<double>(rows_));
+    }
+    group_->StartSum(fn_, b.flat, sums_);
+  }
+}
+
+at::Tensor GradientReducer::Finish(const char* fn, const at::Tensor& loss,
+                                   const std::exception_ptr& failure) {
+  const at::NoGradGuard no_grad;
+  const c10::TensorOptions like = parameters_.front().options().requires_grad(false);
+  const int world = group_->world();
+  at::Tensor numbers = at::zeros({world + 2}, like);  // loss * rows, rows, the failure flags
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    armed_ = false;
+    if (failure) rows_ = 0;  // the buckets not yet under way carry zeros
+    Joining(failure, [&] { StartReady(true); });
+    if (rows_ > 0) {
+      numbers[0].copy_(loss.detach().to(like).reshape({}).mul(static_cast<double>(rows_)));
+      numbers[1].fill_(static_cast<double>(rows_));
+    }
+  }
+  if (failure) numbers[2 + group_->rank()].fill_(1);
+  Joining(failure, [&] {
+    group_->StartSum(fn, numbers, sums_);
+    group_->FinishSums(fn, sums_);
+  });
+  RaiseFailures(fn, *group_, numbers.narrow(0, 2, world), failure);
+  const at::Tensor total = numbers[1];
+  for (std::size_t k = 0; k < parameters_.size(); ++k)
+    parameters_[k].mutable_grad() = Slot(k).view(parameters_[k].sizes()).div(total);
+  return numbers[0].div(total);
+}
+
+}  // namespace kscope::distributed

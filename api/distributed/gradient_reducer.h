@@ -1,0 +1,103 @@
+// GradientReducer — a model's gradients averaged over the ranks of its process group while
+// backward still runs (PyTorch DDP's reducer, in kscope's terms): what AverageGradients
+// (api/distributed/model_sync.h) does after backward, overlapped with it.
+//
+// The parameters are laid out, last first (the order backward reaches them), in buckets: flat
+// buffers of about `bucket_bytes` (the first one `first_bucket_bytes`, so that communication
+// starts early). A hook on each parameter copies its gradient into its bucket as backward
+// produces it; a bucket whose every gradient has arrived is scaled by this rank's rows and its
+// sum over the ranks begins (GroupObject::StartSum) while backward goes on, buckets always in the
+// same order on every rank. Finish, after backward, begins the buckets not yet under way (a
+// parameter backward did not reach counts as zeros), sums the rank's loss, rows and failure flag
+// in one last small collective, waits for all, and writes each parameter's gradient: the sum of
+// the ranks' gradients weighted by their rows, divided by the rows of all ranks, exactly as
+// AverageGradients does (equal to float tolerance: the sums are split differently).
+//
+// Use: Prepare(rows) before each step's backward, Finish(...) after it (also when backward
+// failed: `failure` then carries this rank's error, which every other rank hears of, as with
+// AverageGradients). The hooks do nothing outside Prepare..Finish, so a backward of the model's
+// own (`backward m`) stays local. Reduces only when the parameters share one device and type
+// (Applies() says whether they do; AverageGradients serves the rest).
+//
+// Ownership: holds the parameters and their hooks (removed on destruction) and shares the group.
+// Errors: those of AverageGradients, naming fn. Thread-safety: one step at a time; the hooks run
+// on autograd's threads (a mutex guards the buckets).
+#ifndef KSCOPE_API_DISTRIBUTED_GRADIENT_REDUCER_H_
+#define KSCOPE_API_DISTRIBUTED_GRADIENT_REDUCER_H_
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "api/distributed/group_object.h"
+
+namespace kscope::distributed {
+
+class GradientReducer {
+ public:
+  static constexpr std::int64_t kFirstBucketBytes = 1 << 20;  // DDP's: 1 MiB
+  static constexpr std::int64_t kBucketBytes = 25 << 20;      // DDP's: 25 MiB
+
+  GradientReducer(std::shared_ptr<const GroupObject> group, std::vector<at::Tensor> parameters,
+                  std::int64_t first_bucket_bytes = kFirstBucketBytes,
+                  std::int64_t bucket_bytes = kBucketBytes);
+  ~GradientReducer();
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+
+  // Whether the parameters share one device and type (and there is at least one).
+  static bool Applies(const std::vector<at::Tensor>& parameters);
+  // Whether this reducer was made for exactly these parameters, still where they were (the
+  // optimizer's may change, the module may move).
+  bool Serves(const std::vector<at::Tensor>& parameters) const;
+
+  // Before backward: this step's rows (0: no batch on this rank); fn names the step's call in
+  // errors.
+  void Prepare(const char* fn, std::int64_t rows);
+  // After backward (`loss` this rank's, undefined without a batch): see above. Returns the loss
+  // averaged over the ranks' rows, a scalar of the parameters' type.
+  at::Tensor Finish(const char* fn, const at::Tensor& loss, const std::exception_ptr& failure);
+
+  std::size_t bucket_count() const { return buckets_.size(); }
+
+ private:
+  struct Bucket {
+    at::Tensor flat;
+    std::vector<std::size_t> members;  // parameter indices, in bucket order
+    std::vector<std::int64_t> offsets;
+    std::size_t waiting = 0;  // hooked gradients not yet in, this step
+  };
+  struct Place {
+    std::size_t bucket = 0;
+    std::int64_t offset = 0;  // in elements
+    bool hooked = false;      // requires a gradient: backward reaches it
+    bool arrived = false;     // its gradient is in the bucket this step
+  };
+
+  // Parameter k's values in its bucket.
+  at::Tensor Slot(std::size_t k) const;
+  // The hook: parameter k's gradient.
+  void Arrived(std::size_t k, const at::Tensor& gradient);
+  // Starts, in order, every bucket that is complete (or every one, when `all`). Under mu_.
+  void StartReady(bool all);
+
+  std::shared_ptr<const GroupObject> group_;
+  std::vector<at::Tensor> parameters_;
+  std::vector<unsigned> hooks_;  // each parameter's hook (parameters without one: none)
+  std::vector<Bucket> buckets_;
+  std::vector<Place> places_;
+  std::mutex mu_;
+  bool armed_ = false;  // between Prepare and Finish
+  const char* fn_ = "";
+  std::int64_t rows_ = 0;
+  std::size_t next_bucket_ = 0;  // the first bucket not started
+  GroupObject::Sums sums_;
+};
+
+}  // namespace kscope::distributed
+
+#endif  // KSCOPE_API_DISTRIBUTED_GRADIENT_REDUCER_H_
