@@ -3,6 +3,7 @@
 #include <utility>
 
 #include <ATen/core/grad_mode.h>
+#include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 
@@ -32,6 +33,9 @@ GradientReducer::GradientReducer(std::shared_ptr<const GroupObject> group,
   for (Bucket& b : buckets_) {
     std::int64_t numel = 0;
     for (std::size_t k : b.members) numel += parameters_[k].numel();
+    // The last bucket also carries the step's numbers: loss, weight (1, then scaled by rows
+    // with the gradients) and the ranks' failure flags.
+    if (&b == &buckets_.back()) numel += 2 + group_->world();
     b.flat = at::empty({numel}, parameters_.front().options().requires_grad(false));
   }
   hooks_.resize(parameters_.size(), 0);
@@ -100,21 +104,35 @@ void GradientReducer::Arrived(std::size_t k, const at::Tensor& gradient) {
   }
   slot.copy_(gradient);
   p.arrived = true;
-  if (--buckets_[p.bucket].waiting == 0) StartReady(false);
+  if (--buckets_[p.bucket].waiting == 0) StartReady(at::Tensor(), false);
 }
 
-void GradientReducer::StartReady(bool all) {
+at::Tensor GradientReducer::Numbers() const {
+  const at::Tensor& flat = buckets_.back().flat;
+  const std::int64_t n = 2 + group_->world();
+  return flat.narrow(0, flat.numel() - n, n);
+}
+
+void GradientReducer::StartReady(const at::Tensor& loss, bool failed) {
   for (; next_bucket_ < buckets_.size(); ++next_bucket_) {
     Bucket& b = buckets_[next_bucket_];
-    if (!all && b.waiting > 0) return;
+    const bool last = next_bucket_ + 1 == buckets_.size();
+    if (!loss.defined() && (last || b.waiting > 0)) return;  // the last waits for Finish
     if (rows_ == 0) {
       b.flat.zero_();
     } else {
       for (std::size_t k : b.members) {
         if (!places_[k].arrived) Slot(k).zero_();  // no gradient this step: zeros
       }
+      if (last) {
+        const at::Tensor numbers = Numbers();
+        numbers.zero_();
+        numbers[0].copy_(loss.reshape({}));
+        numbers[1].fill_(1);
+      }
       b.flat.mul_(static_cast<double>(rows_));
     }
+    if (last && failed) Numbers()[2 + group_->rank()].fill_(1);
     group_->StartSum(fn_, b.flat, sums_);
   }
 }
@@ -123,27 +141,26 @@ at::Tensor GradientReducer::Finish(const char* fn, const at::Tensor& loss,
                                    const std::exception_ptr& failure) {
   const at::NoGradGuard no_grad;
   const c10::TensorOptions like = parameters_.front().options().requires_grad(false);
-  const int world = group_->world();
-  at::Tensor numbers = at::zeros({world + 2}, like);  // loss * rows, rows, the failure flags
   {
     const std::lock_guard<std::mutex> lock(mu_);
     armed_ = false;
     if (failure) rows_ = 0;  // the buckets not yet under way carry zeros
-    Joining(failure, [&] { StartReady(true); });
-    if (rows_ > 0) {
-      numbers[0].copy_(loss.detach().to(like).reshape({}).mul(static_cast<double>(rows_)));
-      numbers[1].fill_(static_cast<double>(rows_));
+    const at::Tensor mine = rows_ > 0 ? loss.detach().to(like) : at::zeros({}, like);
+    Joining(failure, [&] { StartReady(mine, failure != nullptr); });
+  }
+  Joining(failure, [&] { group_->FinishSums(fn, sums_); });
+  const at::Tensor numbers = Numbers();
+  RaiseFailures(fn, *group_, numbers.narrow(0, 2, group_->world()), failure);
+  const at::Tensor total = numbers[1];
+  for (std::size_t k = 0; k < parameters_.size(); ++k) {
+    const at::Tensor averaged = Slot(k).view(parameters_[k].sizes());
+    at::Tensor& grad = parameters_[k].mutable_grad();
+    if (grad.defined() && grad.sizes() == averaged.sizes()) {
+      at::div_out(grad, averaged, total);  // in place, as DDP writes its buckets back
+    } else {
+      grad = averaged.div(total);
     }
   }
-  if (failure) numbers[2 + group_->rank()].fill_(1);
-  Joining(failure, [&] {
-    group_->StartSum(fn, numbers, sums_);
-    group_->FinishSums(fn, sums_);
-  });
-  RaiseFailures(fn, *group_, numbers.narrow(0, 2, world), failure);
-  const at::Tensor total = numbers[1];
-  for (std::size_t k = 0; k < parameters_.size(); ++k)
-    parameters_[k].mutable_grad() = Slot(k).view(parameters_[k].sizes()).div(total);
   return numbers[0].div(total);
 }
 

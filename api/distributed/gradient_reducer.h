@@ -8,10 +8,11 @@
 // produces it; a bucket whose every gradient has arrived is scaled by this rank's rows and its
 // sum over the ranks begins (GroupObject::StartSum) while backward goes on, buckets always in the
 // same order on every rank. Finish, after backward, begins the buckets not yet under way (a
-// parameter backward did not reach counts as zeros), sums the rank's loss, rows and failure flag
-// in one last small collective, waits for all, and writes each parameter's gradient: the sum of
-// the ranks' gradients weighted by their rows, divided by the rows of all ranks, exactly as
-// AverageGradients does (equal to float tolerance: the sums are split differently).
+// parameter backward did not reach counts as zeros), the last one (the first parameters', which
+// backward reaches last) carrying the rank's loss, rows and failure flag too, so that a model of
+// one bucket costs one collective per step, waits for all, and writes each parameter's gradient:
+// the sum of the ranks' gradients weighted by their rows, divided by the rows of all ranks,
+// exactly as AverageGradients does (equal to float tolerance: the sums are split differently).
 //
 // Use: Prepare(rows) before each step's backward, Finish(...) after it (also when backward
 // failed: `failure` then carries this rank's error, which every other rank hears of, as with
@@ -82,8 +83,12 @@ class GradientReducer {
   at::Tensor Slot(std::size_t k) const;
   // The hook: parameter k's gradient.
   void Arrived(std::size_t k, const at::Tensor& gradient);
-  // Starts, in order, every bucket that is complete (or every one, when `all`). Under mu_.
-  void StartReady(bool all);
+  // The last bucket's numbers after its gradients: loss, weight, the ranks' failure flags.
+  at::Tensor Numbers() const;
+  // Starts, in order, every bucket that is complete but the last; from Finish (`loss` defined:
+  // this rank's, zero without rows), every one left, the last with the step's numbers. Under
+  // mu_.
+  void StartReady(const at::Tensor& loss, bool failed);
 
   std::shared_ptr<const GroupObject> group_;
   std::vector<at::Tensor> parameters_;
