@@ -425,5 +425,25 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
             "undistribute: expected model, given tensor");
 }
 
+// A parameter frozen when the model was bound and unfrozen afterwards has no hook of the
+// overlapped averaging (api/distributed/gradient_reducer.h): its steps then average after
+// backward, and it trains.
+TEST_F(DistributedTest, AParameterUnfrozenAfterBindingTrains) {
+  const Scope scope = Scope::Open();
+  at::manual_seed(3);
+  const Handle q = testing::Sequential(2, 8, 2);
+  const Handle m = model({q, loss("ce"), opt("sgd", q, {0.1})});
+  train(m, {{"batchsize", std::int64_t{5}}});
+  const at::Tensor x = at::randn({12, 2});
+  model_data(m, nn::DataMode::kTrain, x, (x.select(1, 0) > 0).to(at::kLong));
+  const Handle module = model_module(m);
+  freeze(module, {"0.weight"});
+  distribute(m, group(OneRank()));
+  unfreeze(module, {"0.weight"});
+  const at::Tensor before = tensor(parm(module, "0.weight")).clone();
+  run(m);
+  EXPECT_FALSE(at::equal(tensor(parm(module, "0.weight")), before));
+}
+
 }  // namespace distributed_test
 }  // namespace kscope

@@ -67,8 +67,9 @@ bool GradientReducer::Serves(const std::vector<at::Tensor>& parameters) const {
   const at::Tensor& flat = buckets_.front().flat;
   for (std::size_t k = 0; k < parameters.size(); ++k) {
     if (!parameters[k].is_same(parameters_[k]) || parameters[k].device() != flat.device() ||
-        parameters[k].scalar_type() != flat.scalar_type())
-      return false;  // another parameter, or the module moved since
+        parameters[k].scalar_type() != flat.scalar_type() ||
+        parameters[k].requires_grad() != places_[k].hooked)
+      return false;  // another parameter, the module moved or (un)frozen since
   }
   return true;
 }

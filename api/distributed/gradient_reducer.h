@@ -52,8 +52,9 @@ class GradientReducer {
 
   // Whether the parameters share one device and type (and there is at least one).
   static bool Applies(const std::vector<at::Tensor>& parameters);
-  // Whether this reducer was made for exactly these parameters, still where they were (the
-  // optimizer's may change, the module may move).
+  // Whether this reducer was made for exactly these parameters, still where they were and as
+  // they were frozen (the optimizer's may change, the module may move, a parameter may be frozen
+  // or unfrozen: the steps then average after backward).
   bool Serves(const std::vector<at::Tensor>& parameters) const;
 
   // Before backward: this step's rows (0: no batch on this rank); fn names the step's call in
