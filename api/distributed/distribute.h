@@ -48,8 +48,9 @@ namespace kscope {
 // How a bound model's steps average gradients: with `overlap`, bucket by bucket while backward
 // runs (api/distributed/gradient_reducer.h: buckets of about `bucket_bytes`, the first of
 // `first_bucket_bytes`, as PyTorch DDP's), where the optimizer's parameters share one device and
-// type; otherwise, or without `overlap`, in one bucketed allreduce after backward. Both give the
-// same steps (to float tolerance).
+// type and are still those bound (not replaced, moved, frozen or unfrozen since); otherwise, or
+// without `overlap`, in one bucketed allreduce after backward. Both give the same steps (to
+// float tolerance).
 struct DistributeOptions {
   bool overlap = true;
   std::int64_t first_bucket_bytes = std::int64_t{1} << 20;
