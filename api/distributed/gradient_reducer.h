@@ -10,11 +10,12 @@
 // same order on every rank. Finish, after backward, begins the buckets not yet under way (a
 // parameter backward did not reach counts as zeros), the last one (the first parameters', which
 // backward reaches last) carrying the rank's loss, rows and failure flag too, so that a model of
-// one bucket costs one collective per step, waits for all, and writes each parameter's gradient:
-// the sum of the ranks' gradients weighted by their rows, divided by the rows of all ranks,
-// exactly as AverageGradients does (equal to float tolerance: the sums are split differently).
+// one bucket costs one collective per step, waits for all, and writes each parameter's gradient
+// (into its .grad in place where backward made one): the sum of the ranks' gradients weighted by
+// their rows, divided by the rows of all ranks, exactly as AverageGradients does (equal to float
+// tolerance: the sums are split differently).
 //
-// Use: Prepare(rows) before each step's backward, Finish(...) after it (also when backward
+// Use: Prepare(fn, rows) before each step's backward, Finish(...) after it (also when backward
 // failed: `failure` then carries this rank's error, which every other rank hears of, as with
 // AverageGradients). The hooks do nothing outside Prepare..Finish, so a backward of the model's
 // own (`backward m`) stays local. Reduces only when the parameters share one device and type
