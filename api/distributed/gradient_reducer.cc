@@ -35,13 +35,14 @@ GradientReducer::GradientReducer(std::shared_ptr<const GroupObject> group,
     for (std::size_t k : b.members) numel += parameters_[k].numel();
     // The last bucket also carries the step's numbers: loss, weight (1, then scaled by rows
     // with the gradients) and the ranks' failure flags.
-    if (&b == &buckets_.back()) numel += 2 + group_->world();
+    if (&b == &buckets_.back()) numel += StepNumberCount(*group_);
     b.flat = at::empty({numel}, parameters_.front().options().requires_grad(false));
   }
   hooks_.resize(parameters_.size(), 0);
   for (std::size_t k = 0; k < parameters_.size(); ++k) {
     if (!parameters_[k].requires_grad()) continue;
     places_[k].hooked = true;
+    ++buckets_[places_[k].bucket].hooked;
     hooks_[k] = parameters_[k].register_hook([this, k](const at::Tensor& g) { Arrived(k, g); });
   }
 }
@@ -77,10 +78,7 @@ bool GradientReducer::Serves(const std::vector<at::Tensor>& parameters) const {
 void GradientReducer::Prepare(const char* fn, std::int64_t rows) {
   const std::lock_guard<std::mutex> lock(mu_);
   for (Place& p : places_) p.arrived = false;
-  for (Bucket& b : buckets_) {
-    b.waiting = 0;
-    for (std::size_t k : b.members) b.waiting += places_[k].hooked ? 1 : 0;
-  }
+  for (Bucket& b : buckets_) b.waiting = b.hooked;
   next_bucket_ = 0;
   sums_ = GroupObject::Sums();  // any a failed step left
   fn_ = fn;
@@ -110,7 +108,7 @@ void GradientReducer::Arrived(std::size_t k, const at::Tensor& gradient) {
 
 at::Tensor GradientReducer::Numbers() const {
   const at::Tensor& flat = buckets_.back().flat;
-  const std::int64_t n = 2 + group_->world();
+  const std::int64_t n = StepNumberCount(*group_);
   return flat.narrow(0, flat.numel() - n, n);
 }
 
@@ -125,15 +123,10 @@ void GradientReducer::StartReady(const at::Tensor& loss, bool failed) {
       for (std::size_t k : b.members) {
         if (!places_[k].arrived) Slot(k).zero_();  // no gradient this step: zeros
       }
-      if (last) {
-        const at::Tensor numbers = Numbers();
-        numbers.zero_();
-        numbers[0].copy_(loss.reshape({}));
-        numbers[1].fill_(1);
-      }
+      if (last) WriteStepNumbers(Numbers(), loss);
       b.flat.mul_(static_cast<double>(rows_));
     }
-    if (last && failed) Numbers()[2 + group_->rank()].fill_(1);
+    if (last && failed) FlagStepFailure(*group_, Numbers());
     group_->StartSum(fn_, b.flat, sums_);
   }
 }
@@ -150,9 +143,7 @@ at::Tensor GradientReducer::Finish(const char* fn, const at::Tensor& loss,
     Joining(failure, [&] { StartReady(mine, failure != nullptr); });
   }
   Joining(failure, [&] { group_->FinishSums(fn, sums_); });
-  const at::Tensor numbers = Numbers();
-  RaiseFailures(fn, *group_, numbers.narrow(0, 2, group_->world()), failure);
-  const at::Tensor total = numbers[1];
+  const at::Tensor total = SummedRows(fn, *group_, Numbers(), failure);
   for (std::size_t k = 0; k < parameters_.size(); ++k) {
     const at::Tensor averaged = Slot(k).view(parameters_[k].sizes());
     at::Tensor& grad = parameters_[k].mutable_grad();
@@ -162,7 +153,7 @@ at::Tensor GradientReducer::Finish(const char* fn, const at::Tensor& loss,
       grad = averaged.div(total);
     }
   }
-  return numbers[0].div(total);
+  return Numbers()[0].div(total);
 }
 
 }  // namespace kscope::distributed

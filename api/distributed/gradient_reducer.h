@@ -71,8 +71,8 @@ class GradientReducer {
   struct Bucket {
     at::Tensor flat;
     std::vector<std::size_t> members;  // parameter indices, in bucket order
-    std::vector<std::int64_t> offsets;
-    std::size_t waiting = 0;  // hooked gradients not yet in, this step
+    std::size_t hooked = 0;            // members that require a gradient
+    std::size_t waiting = 0;           // hooked gradients not yet in, this step
   };
   struct Place {
     std::size_t bucket = 0;
@@ -85,7 +85,7 @@ class GradientReducer {
   at::Tensor Slot(std::size_t k) const;
   // The hook: parameter k's gradient.
   void Arrived(std::size_t k, const at::Tensor& gradient);
-  // The last bucket's numbers after its gradients: loss, weight, the ranks' failure flags.
+  // The last bucket's step numbers (api/distributed/model_sync.h), after its gradients.
   at::Tensor Numbers() const;
   // Starts, in order, every bucket that is complete but the last; from Finish (`loss` defined:
   // this rank's, zero without rows), every one left, the last with the step's numbers. Under

@@ -7,7 +7,7 @@
 
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/cat.h>
-#include <ATen/ops/ones.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
@@ -46,18 +46,6 @@ std::int64_t Fingerprint(const std::string& text) {
   return static_cast<std::int64_t>(std::hash<std::string>{}(text));
 }
 
-// Each optimized parameter's state as named buffers (none for a parameter without state yet).
-std::vector<OptimizerBuffers> SavedState(const nn::OptimizerObject& o,
-                                         const std::vector<at::Tensor>& parameters) {
-  auto& state = o.optimizer().state();
-  std::vector<OptimizerBuffers> saved(parameters.size());
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    auto it = state.find(nn::StateKeyOf(parameters[i]));
-    if (it != state.end()) saved[i] = o.spec().kind->save(*it->second);
-  }
-  return saved;
-}
-
 }  // namespace
 
 void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags,
@@ -79,11 +67,13 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
   for (const at::Tensor& t : tensors) Describe(t, module_text);
   const std::size_t module_tensors = tensors.size();
 
-  const nn::OptimizerObject& o = *model.optimizer;
+  nn::OptimizerObject& o = *model.optimizer;
   const std::vector<at::Tensor> parameters = o.parameters();
-  std::vector<OptimizerBuffers> saved = SavedState(o, parameters);
+  std::vector<OptimizerBuffers> saved = o.SavedStates();
+  std::vector<std::string> names;  // for errors
   std::string state_text;
   for (std::size_t i = 0; i < saved.size(); ++i) {
+    names.push_back(absl::StrCat("parameter ", i));
     absl::StrAppend(&state_text, i, ":");
     for (const auto& [name, buffer] : saved[i]) {
       absl::StrAppend(&state_text, name, "=");
@@ -110,17 +100,32 @@ void BroadcastModel(const char* fn, const GroupObject& g, nn::Model& model) {
 
   Buckets buckets(tensors);
   for (at::Tensor& flat : buckets.flat()) g.Broadcast(fn, flat, 0);
-  // Every broadcast succeeded: now the model changes.
-  buckets.CopyBack(std::vector<at::Tensor>(tensors.begin(), tensors.begin() + module_tensors));
   std::size_t next = module_tensors;
-  auto& state = o.optimizer().state();
-  for (std::size_t i = 0; i < saved.size(); ++i) {
-    if (saved[i].empty()) continue;
-    for (auto& [name, buffer] : saved[i]) buffer = buckets.Unpacked(next++);
-    const std::string name = absl::StrCat("parameter ", i);
-    state[nn::StateKeyOf(parameters[i])] =
-        o.spec().kind->load(nn::SavedBuffers(name, parameters[i], saved[i]));
+  for (OptimizerBuffers& buffers : saved) {
+    for (auto& [name, buffer] : buffers) buffer = buckets.Unpacked(next++);
   }
+  auto states = nn::LoadStates(*o.spec().kind, names, parameters, saved);
+  // Every broadcast succeeded and rank 0's state loads: now the model changes.
+  buckets.CopyBack(std::vector<at::Tensor>(tensors.begin(), tensors.begin() + module_tensors));
+  o.SetStates(parameters, std::move(states));
+}
+
+std::int64_t StepNumberCount(const GroupObject& g) { return 2 + g.world(); }
+
+void WriteStepNumbers(const at::Tensor& numbers, const at::Tensor& loss) {
+  numbers.zero_();
+  numbers[0].copy_(loss.reshape({}));
+  numbers[1].fill_(1);
+}
+
+void FlagStepFailure(const GroupObject& g, const at::Tensor& numbers) {
+  numbers[2 + g.rank()].fill_(1);
+}
+
+at::Tensor SummedRows(const char* fn, const GroupObject& g, const at::Tensor& numbers,
+                      const std::exception_ptr& failure) {
+  RaiseFailures(fn, g, numbers.narrow(0, 2, g.world()), failure);
+  return numbers[1];
 }
 
 at::Tensor AverageGradients(const char* fn, const GroupObject& g,
@@ -136,21 +141,18 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g,
     tensors.push_back(counts && p.grad().defined() ? p.grad() : at::zeros_like(p));
   }
   const std::size_t n = parameters.size();
-  tensors.push_back(counts ? loss.detach().to(like).reshape({}) : at::zeros({}, like));
-  tensors.push_back(at::ones({}, like));  // scaled by rows with the rest: this rank's weight
-  tensors.push_back(
-      at::zeros({g.world()}, like));  // the ranks' failure flags, set after the scaling
+  tensors.push_back(at::empty({StepNumberCount(g)}, like));
+  WriteStepNumbers(tensors.back(), counts ? loss.detach().to(like) : at::zeros({}, like));
   Buckets buckets(tensors);
   for (at::Tensor& flat : buckets.flat()) flat.mul_(static_cast<double>(counts ? rows : 0));
-  const at::Tensor flags = buckets.Unpacked(n + 2);
-  if (failure) flags[g.rank()].fill_(1);
+  const at::Tensor numbers = buckets.Unpacked(n);
+  if (failure) FlagStepFailure(g, numbers);
   Joining(failure, [&] {
     for (at::Tensor& flat : buckets.flat()) g.AllReduce(fn, flat, Reduction::kSum);
   });
-  RaiseFailures(fn, g, flags, failure);
-  const at::Tensor total = buckets.Unpacked(n + 1);
+  const at::Tensor total = SummedRows(fn, g, numbers, failure);
   for (std::size_t i = 0; i < n; ++i) parameters[i].mutable_grad() = buckets.Unpacked(i).div(total);
-  return buckets.Unpacked(n).div(total);
+  return numbers[0].div(total);
 }
 
 void CheckEpoch(const char* fn, const GroupObject& g, const nn::Model& model,

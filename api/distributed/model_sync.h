@@ -80,6 +80,20 @@ void Joining(const std::exception_ptr& failure, Collective collective) {
 void RaiseFailures(const char* fn, const GroupObject& g, const at::Tensor& flags,
                    const std::exception_ptr& failure);
 
+// A training step's numbers, which AverageGradients and GradientReducer send after the step's
+// gradients, StepNumberCount(g) elements in one tensor: this rank's loss and a weight of 1, both
+// scaled by the rank's rows together with its gradients, then one failure flag per rank, set
+// after the scaling. Summed over the ranks, the weight is the rows of all ranks: the averaged
+// gradients and loss are the sums divided by it.
+std::int64_t StepNumberCount(const GroupObject& g);
+// Before the scaling: loss (a scalar of the numbers' type), weight 1, no failure.
+void WriteStepNumbers(const at::Tensor& numbers, const at::Tensor& loss);
+// After the scaling, on a rank whose step failed: its flag.
+void FlagStepFailure(const GroupObject& g, const at::Tensor& numbers);
+// After the sum: RaiseFailures on the flags, then the rows of all ranks (a scalar view).
+at::Tensor SummedRows(const char* fn, const GroupObject& g, const at::Tensor& numbers,
+                      const std::exception_ptr& failure);
+
 }  // namespace kscope::distributed
 
 #endif  // KSCOPE_API_DISTRIBUTED_MODEL_SYNC_H_

@@ -101,9 +101,10 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
   // Under a process group the gradients are averaged during backward where the model's reducer
   // serves the optimizer's parameters (api/distributed/gradient_reducer.h), after it otherwise.
+  std::vector<at::Tensor> parameters;
+  if (model.group) parameters = model.optimizer->parameters();
   distributed::GradientReducer* reducer = nullptr;
-  if (model.reducer && model.reducer->Serves(model.optimizer->parameters()))
-    reducer = model.reducer.get();
+  if (model.reducer && model.reducer->Serves(parameters)) reducer = model.reducer.get();
   const std::int64_t rows = x != nullptr && x->defined() ? Rows(*x) : 0;  // none: the step fails
   at::Tensor first;
   optimizer.step([&] {
@@ -124,8 +125,7 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
     if (reducer != nullptr) {
       loss = reducer->Finish(fn, loss, failure);
     } else if (model.group) {
-      loss = distributed::AverageGradients(fn, *model.group, model.optimizer->parameters(), loss,
-                                           rows, failure);
+      loss = distributed::AverageGradients(fn, *model.group, parameters, loss, rows, failure);
     }
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).

@@ -1,5 +1,6 @@
 #include "api/nn/optimizer_kind.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "absl/strings/str_join.h"
@@ -18,6 +19,15 @@ Key KeyOf(const at::Tensor& parameter) {
     return out.str();
   } else {
     return parameter.unsafeGetTensorImpl();
+  }
+}
+
+void CheckBufferNames(const OptimizerKind& kind, const std::string& parameter,
+                      const OptimizerBuffers& buffers) {
+  for (const auto& [name, value] : buffers) {
+    if (std::find(kind.buffers.begin(), kind.buffers.end(), name) == kind.buffers.end()) {
+      Fail("opt: unrecognized %s buffer `%s for parameter `%s", kind.name, name, parameter);
+    }
   }
 }
 
@@ -59,6 +69,21 @@ std::int64_t SavedBuffers::Long(const char* name) const {
 double SavedBuffers::Double(const char* name) const {
   const at::Tensor* t = Find(name);
   return t == nullptr || !t->defined() ? 0 : t->item<double>();
+}
+
+std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> LoadStates(
+    const OptimizerKind& kind, const std::vector<std::string>& names,
+    const std::vector<at::Tensor>& parameters, const std::vector<OptimizerBuffers>& buffers) {
+  if (!buffers.empty() && buffers.size() != names.size()) {
+    Fail("opt: buffers given for %d parameter(s), expecting %d", buffers.size(), names.size());
+  }
+  for (std::size_t i = 0; i < buffers.size(); ++i) CheckBufferNames(kind, names[i], buffers[i]);
+  std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> states(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i].empty())
+      states[i] = kind.load(SavedBuffers(names[i], parameters[i], buffers[i]));
+  }
+  return states;
 }
 
 }  // namespace kscope::nn

@@ -97,6 +97,14 @@ struct OptimizerKind {
   int scalars = 0;
 };
 
+// Each parameter's state as `kind` loads it from buffers[i] (null where buffers[i] is empty;
+// buffers may be empty: no state at all), the buffers' names checked against the kind's and
+// their sizes against parameters[i], named names[i] in errors. Changes nothing: the caller
+// installs the states (OptimizerObject::SetStates). Errors: kscope::Error naming `opt`.
+std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> LoadStates(
+    const OptimizerKind& kind, const std::vector<std::string>& names,
+    const std::vector<at::Tensor>& parameters, const std::vector<OptimizerBuffers>& buffers);
+
 // The kind named `name` among optimizers (nullptr if none).
 const OptimizerKind* FindOptimizerKind(absl::string_view name);
 

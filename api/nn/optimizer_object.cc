@@ -54,6 +54,25 @@ std::vector<const torch::optim::OptimizerParamState*> OptimizerObject::States() 
   return all;
 }
 
+std::vector<OptimizerBuffers> OptimizerObject::SavedStates() const {
+  std::vector<OptimizerBuffers> saved;
+  const auto& state = optimizer_->state();
+  for (const at::Tensor& p : parameters()) {
+    auto it = state.find(StateKeyOf(p));
+    saved.push_back(it == state.end() ? OptimizerBuffers{} : spec_->kind->save(*it->second));
+  }
+  return saved;
+}
+
+void OptimizerObject::SetStates(
+    const std::vector<at::Tensor>& parameters,
+    std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> states) {
+  auto& slots = optimizer_->state();
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    if (states[i] != nullptr) slots[StateKeyOf(parameters[i])] = std::move(states[i]);
+  }
+}
+
 std::vector<at::Tensor> OptimizerObject::tensors() const {
   std::vector<at::Tensor> all;
   for (const torch::optim::OptimizerParamState* s : States()) {

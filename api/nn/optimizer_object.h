@@ -94,6 +94,13 @@ class OptimizerObject : public CompositeObject {
   const OptionSet& group_options(std::int64_t group) const;
   // The parameters of every group, in order.
   std::vector<at::Tensor> parameters() const;
+  // Each parameter's state as its kind's named buffers, in parameters() order (none for a
+  // parameter without state yet).
+  std::vector<OptimizerBuffers> SavedStates() const;
+  // Makes states[i] (where not null; moved from) the state of parameters[i], which must be
+  // parameters of this optimizer; leaves every other parameter's state as it is.
+  void SetStates(const std::vector<at::Tensor>& parameters,
+                 std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> states);
   // Adds `batch` to `group` (an existing group, or group_count() for a new one) and, when
   // `options` is given, sets the group's options. Errors: "opt: group 4 invalid, cannot be
   // greater than number of groups(3)", a non-leaf tensor, a parameter already optimized.

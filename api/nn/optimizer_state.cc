@@ -1,7 +1,5 @@
 #include "api/nn/optimizer_state.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "api/model/model_object.h"
@@ -26,33 +24,11 @@ std::vector<nn::OptionSet> GroupOptions(const nn::OptimizerKind& kind,
   return groups;
 }
 
-void CheckBufferNames(const nn::OptimizerKind& kind, const std::string& parameter,
-                      const OptimizerBuffers& buffers) {
-  for (const auto& [name, value] : buffers) {
-    if (std::find(kind.buffers.begin(), kind.buffers.end(), name) == kind.buffers.end()) {
-      Fail("opt: unrecognized %s buffer `%s for parameter `%s", kind.name, name, parameter);
-    }
-  }
-}
-
-// Each parameter's state as `buffers` give it (null where they give none), for an optimizer of
-// `kind` over `parameters` named as in d's rows: every buffer name checked, then loaded (its
-// size checked) on the parameter's device.
-std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> LoadedStates(
-    const nn::OptimizerKind& kind, const OptimizerDescription& d,
-    const std::vector<at::Tensor>& parameters, const std::vector<OptimizerBuffers>& buffers) {
-  if (!buffers.empty() && buffers.size() != d.parameters.size()) {
-    Fail("opt: buffers given for %d parameter(s), expecting %d", buffers.size(),
-         d.parameters.size());
-  }
-  for (std::size_t i = 0; i < buffers.size(); ++i)
-    CheckBufferNames(kind, d.parameters[i].name, buffers[i]);
-  std::vector<std::unique_ptr<torch::optim::OptimizerParamState>> states(buffers.size());
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    if (!buffers[i].empty())
-      states[i] = kind.load(nn::SavedBuffers(d.parameters[i].name, parameters[i], buffers[i]));
-  }
-  return states;
+// The name of each row of d, for errors.
+std::vector<std::string> RowNames(const OptimizerDescription& d) {
+  std::vector<std::string> names;
+  for (const OptimizerParameter& row : d.parameters) names.push_back(row.name);
+  return names;
 }
 
 std::string RowText(const OptimizerParameter& row) {
@@ -64,14 +40,7 @@ std::string RowText(const OptimizerParameter& row) {
 
 OptimizerState opt_state(Handle o, bool all_options) {
   auto object = nn::OptimizerOf("state", o);
-  OptimizerState s{describe_opt(o, all_options), {}};
-  const auto& state = object->optimizer().state();
-  for (const at::Tensor& p : object->parameters()) {
-    auto it = state.find(nn::StateKeyOf(p));
-    s.buffers.push_back(it == state.end() ? OptimizerBuffers{}
-                                          : object->spec().kind->save(*it->second));
-  }
-  return s;
+  return OptimizerState{describe_opt(o, all_options), object->SavedStates()};
 }
 
 Handle opt(const OptimizerState& state, Handle module) {
@@ -98,15 +67,12 @@ Handle opt(const OptimizerState& state, Handle module) {
     batches[row.group].parameters.emplace_back(row.name, *p);
     parameters.push_back(*p);
   }
-  auto states = LoadedStates(*kind, d, parameters, state.buffers);
+  auto states = nn::LoadStates(*kind, RowNames(d), parameters, state.buffers);
 
   auto object = OptimizerObject::Make(*kind, options.front());
   for (std::size_t g = 0; g < batches.size(); ++g)
     object->Add(static_cast<std::int64_t>(g), std::move(batches[g]), &options[g]);
-  auto& slots = object->optimizer().state();
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    if (states[i] != nullptr) slots[nn::StateKeyOf(parameters[i])] = std::move(states[i]);
-  }
+  object->SetStates(parameters, std::move(states));
   return Own(Object(std::shared_ptr<CompositeObject>(std::move(object))), "opt");
 }
 
@@ -132,19 +98,16 @@ void opt_load(Handle o, const OptimizerState& state) {
   for (const nn::OptionSet& group : options)  // libtorch's checks of the values, before changes
     kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, group);
   const std::vector<at::Tensor> parameters = object->parameters();
-  auto states = LoadedStates(kind, d, parameters, state.buffers);
+  auto states = nn::LoadStates(kind, RowNames(d), parameters, state.buffers);
 
   // Checked: commit.
   for (std::size_t g = 0; g < options.size(); ++g)
     object->Add(static_cast<std::int64_t>(g), nn::ParameterBatch{}, &options[g]);
   auto& slots = object->optimizer().state();
   for (std::size_t i = 0; i < parameters.size(); ++i) {
-    if (i < states.size() && states[i] != nullptr) {
-      slots[nn::StateKeyOf(parameters[i])] = std::move(states[i]);
-    } else {
-      slots.erase(nn::StateKeyOf(parameters[i]));
-    }
+    if (i >= states.size() || states[i] == nullptr) slots.erase(nn::StateKeyOf(parameters[i]));
   }
+  object->SetStates(parameters, std::move(states));
 }
 
 }  // namespace kscope
