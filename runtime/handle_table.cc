@@ -19,6 +19,10 @@ HandleTable& HandleTable::Global() {
   return *table;
 }
 
+HandleTable::~HandleTable() {
+  for (std::atomic<Entry*>& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
+}
+
 void HandleTable::FailStale() { Fail(kStalePointer); }
 
 inline HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
@@ -29,33 +33,36 @@ inline HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
   return last_list_;
 }
 
-inline void HandleTable::Link(std::uint32_t slot, OwnedList* list) {
-  Entry& e = entries_[slot];
+inline void HandleTable::Link(std::uint32_t slot, Entry& e, OwnedList* list) {
   e.listed_in = list;
   e.previous = list->last;
   e.next = kNoSlot;
   if (list->last == kNoSlot) {
     list->first = slot;
   } else {
-    entries_[list->last].next = slot;
+    At(list->last).next = slot;
   }
   list->last = slot;
 }
 
-inline void HandleTable::Unlink(std::uint32_t slot) {
-  Entry& e = entries_[slot];
+inline void HandleTable::Unlink(Entry& e) {
   OwnedList* list = e.listed_in;
   if (e.previous == kNoSlot) {
     list->first = e.next;
   } else {
-    entries_[e.previous].next = e.next;
+    At(e.previous).next = e.next;
   }
   if (e.next == kNoSlot) {
     list->last = e.previous;
   } else {
-    entries_[e.next].previous = e.previous;
+    At(e.next).previous = e.previous;
   }
   e.listed_in = nullptr;
+}
+
+inline void HandleTable::Store(Entry& e, Object&& object) {
+  e.object_class.store(object.object_class(), std::memory_order_release);
+  e.object = std::move(object);
 }
 
 std::uint64_t HandleTable::Insert(Object&& object, OwnerId owner, int depth, const char* origin) {
@@ -65,35 +72,35 @@ std::uint64_t HandleTable::Insert(Object&& object, OwnerId owner, int depth, con
   }
   std::uint32_t slot = free_slots_;
   if (slot != kNoSlot) {
-    free_slots_ = entries_[slot].next;
+    free_slots_ = At(slot).next;
   } else {
-    if (entries_.size() >= (std::size_t{1} << kSlotBits)) {
-      Fail("handle table: %d live handles, the most it can hold at once", entries_.size());
+    if (slot_count_ >= (std::uint32_t{1} << kSlotBits)) {
+      Fail("handle table: %d live handles, the most it can hold at once", slot_count_);
     }
-    slot = static_cast<std::uint32_t>(entries_.size());
-    entries_.emplace_back();
+    slot = slot_count_++;
+    std::atomic<Entry*>& chunk = chunks_[slot >> kChunkBits];
+    if (chunk.load(std::memory_order_relaxed) == nullptr)
+      chunk.store(new Entry[std::size_t{1} << kChunkBits], std::memory_order_release);
   }
   const std::uint64_t id = (next_sequence_++ << kSlotBits) | slot;
-  Entry& e = entries_[slot];
-  e.object = std::move(object);
-  e.id = id;
+  Entry& e = At(slot);
+  Store(e, std::move(object));
   e.owner = owner;
   e.origin = origin;
   e.depth = depth;
-  Link(slot, ListOf(owner));
+  e.id.store(id, std::memory_order_release);  // published: its class is stored
+  Link(slot, e, ListOf(owner));
   ++live_;
   last_id_ = id;
   return id;
 }
 
 Object HandleTable::Erase(Entry& e) {
-  const std::uint32_t slot = SlotOf(e.id);
-  Unlink(slot);
-  Object object = std::move(e.object);
-  e.object = Object();
-  e.id = 0;
+  Unlink(e);
+  Object object = std::move(e.object);  // e.object keeps a moved-from payload: nothing
   e.next = free_slots_;
-  free_slots_ = slot;
+  free_slots_ = SlotOf(e.id.load(std::memory_order_relaxed));
+  e.id.store(0, std::memory_order_release);
   --live_;
   return object;
 }
@@ -104,15 +111,15 @@ Handle HandleTable::Add(Object&& object, OwnerId owner, int depth, const char* o
 }
 
 bool HandleTable::Contains(Handle h) const {
-  absl::MutexLock lock(&mu_);
-  return Lookup(h) != nullptr;
+  const Entry* e = SlotEntry(SlotOf(h.id()));
+  return e != nullptr && !h.is_null() && e->id.load(std::memory_order_acquire) == h.id();
 }
 
 std::optional<ObjectClass> HandleTable::ClassOf(Handle h) const {
-  absl::MutexLock lock(&mu_);
-  const Entry* e = Lookup(h);
-  if (e == nullptr) return std::nullopt;
-  return e->object.object_class();
+  if (!Contains(h)) return std::nullopt;
+  const ObjectClass c = SlotEntry(SlotOf(h.id()))->object_class.load(std::memory_order_acquire);
+  if (!Contains(h)) return std::nullopt;  // freed meanwhile: the class may be a newer handle's
+  return c;
 }
 
 std::size_t HandleTable::size() const {
@@ -164,7 +171,7 @@ std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
   auto it = owned_.find(owner);
   if (it == owned_.end()) return released;
   for (std::uint32_t slot = it->second.last; slot != kNoSlot; slot = it->second.last) {
-    released.push_back(Erase(entries_[slot]));
+    released.push_back(Erase(At(slot)));
   }
   if (owner != kRootOwner) {
     if (last_list_ == &it->second) last_list_ = nullptr;
@@ -177,9 +184,8 @@ bool HandleTable::MoveIfOwnedBy(Handle h, OwnerId from, OwnerId to, int depth) {
   absl::MutexLock lock(&mu_);
   Entry* e = Lookup(h);
   if (e == nullptr || e->owner != from) return false;
-  const std::uint32_t slot = SlotOf(h.id());
-  Unlink(slot);
-  Link(slot, ListOf(to));
+  Unlink(*e);
+  Link(SlotOf(h.id()), *e, ListOf(to));
   e->owner = to;
   e->depth = depth;
   return true;
@@ -194,8 +200,10 @@ Object HandleTable::Replace(Handle h, Object object, absl::Span<const Handle> co
     if (c == h) continue;
     if (Entry* e = Lookup(c)) released->push_back(Erase(*e));
   }
-  std::swap(Find(h).object, object);
-  return object;
+  Entry& e = Find(h);
+  Object old = std::move(e.object);
+  Store(e, std::move(object));
+  return old;
 }
 
 Object HandleTable::Transfer(Handle src, Handle dst) {
@@ -203,7 +211,7 @@ Object HandleTable::Transfer(Handle src, Handle dst) {
   Entry& from = Find(src);
   Entry& to = Find(dst);
   Object old = std::move(to.object);
-  to.object = Erase(from);
+  Store(to, Erase(from));
   return old;
 }
 
@@ -222,11 +230,12 @@ std::vector<std::pair<EntryInfo, Object>> HandleTable::Snapshot() const {
   {
     absl::MutexLock lock(&mu_);
     rows.reserve(live_);
-    for (const Entry& e : entries_) {
-      if (e.id == 0) continue;
-      rows.emplace_back(
-          EntryInfo{Handle(e.id), e.object.object_class(), e.owner, e.depth, e.origin},
-          e.object.share());
+    for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
+      const Entry& e = *SlotEntry(slot);
+      const std::uint64_t id = e.id.load(std::memory_order_relaxed);
+      if (id == 0) continue;
+      rows.emplace_back(EntryInfo{Handle(id), e.object.object_class(), e.owner, e.depth, e.origin},
+                        e.object.share());
     }
   }
   std::sort(rows.begin(), rows.end(),

@@ -16,13 +16,18 @@
 //
 // Thread-safety: every method is safe to call from any thread; one absl::Mutex guards the
 // table, held exclusively by reads too: every critical section is a few dozen instructions,
-// fewer than absl's shared acquire-and-release adds over an exclusive one. Objects removed from the
-// table are returned to the caller so that their (possibly expensive) destruction happens after the
-// lock is released. The table knows nothing of scope policy: which owner is current, strictness and
-// hand-off rules live in scope/.
+// fewer than absl's shared acquire-and-release adds over an exclusive one. Contains and ClassOf
+// take no lock: slots live in chunks that are never moved or freed while the table lives, and a
+// slot's id and class are atomics the writers publish under the lock (ids are never reused, so a
+// slot that shows h's id before and after its class is read held h throughout). Objects removed
+// from the table are returned to the caller so that their (possibly expensive) destruction
+// happens after the lock is released. The table knows nothing of scope policy: which owner is
+// current, strictness and hand-off rules live in scope/.
 #ifndef KSCOPE_RUNTIME_HANDLE_TABLE_H_
 #define KSCOPE_RUNTIME_HANDLE_TABLE_H_
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -58,6 +63,7 @@ class HandleTable {
   static HandleTable& Global();
 
   HandleTable() = default;
+  ~HandleTable();
   HandleTable(const HandleTable&) = delete;
   HandleTable& operator=(const HandleTable&) = delete;
 
@@ -65,8 +71,9 @@ class HandleTable {
   // `origin` must be a string with static storage duration.
   Handle Add(Object&& object, OwnerId owner, int depth, const char* origin);
 
+  // Whether h is live (no lock).
   bool Contains(Handle h) const;
-  // h's class, or nullopt when h is stale (never throws): one read for "is it a live vector?".
+  // h's class, or nullopt when h is stale (never throws; no lock): "is it a live vector?".
   std::optional<ObjectClass> ClassOf(Handle h) const;
   std::size_t size() const;
   // The highest id handed out so far (0 before the first): handles created later have higher
@@ -81,8 +88,17 @@ class HandleTable {
   // every pointer argument's read.)
   template <typename F>
   void ReadMany(absl::Span<const Handle> handles, F&& f) const {
+    ReadSome(
+        handles.size(), [&](std::size_t i) { return &handles[i]; }, std::forward<F>(f));
+  }
+  // The same for the i in [0, n) where handle_at(i) gives a handle (a const Handle*; null:
+  // skip i), so that a caller reads the handles among its arguments where they are.
+  template <typename HandleAt, typename F>
+  void ReadSome(std::size_t n, HandleAt&& handle_at, F&& f) const {
     absl::MutexLock lock(&mu_);
-    for (std::size_t i = 0; i < handles.size(); ++i) f(i, Find(handles[i]).object);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (const Handle* h = handle_at(i)) f(i, Find(*h).object);
+    }
   }
   EntryInfo Info(Handle h) const;
   // Calls f on the stored object under the lock: for exact reference counts. f must be short
@@ -125,6 +141,8 @@ class HandleTable {
 
  private:
   static constexpr int kSlotBits = 22;
+  static constexpr int kChunkBits = 12;  // 4,096 slots per chunk
+  static constexpr std::size_t kChunks = std::size_t{1} << (kSlotBits - kChunkBits);
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
   // The entries an owner holds, linked through their slots in the order they joined.
@@ -134,7 +152,10 @@ class HandleTable {
   };
   struct Entry {
     Object object;
-    std::uint64_t id = 0;  // 0: the slot is free
+    // 0: the slot is free (its object then moved from: holds nothing). Written under mu_,
+    // read without it by Contains and ClassOf, as is object_class (object's class).
+    std::atomic<std::uint64_t> id{0};
+    std::atomic<ObjectClass> object_class{ObjectClass::kTensor};
     OwnerId owner = kRootOwner;
     OwnedList* listed_in = nullptr;  // owner's list (stable: owned_ is a node map)
     const char* origin = nullptr;
@@ -143,11 +164,21 @@ class HandleTable {
     std::uint32_t next = kNoSlot;      // in the owner's list, or the free list
   };
 
+  // Slot `slot`'s entry, or nullptr if its chunk does not exist yet: with the lock held or
+  // not (the chunk pointers are published with release).
+  const Entry* SlotEntry(std::uint32_t slot) const {
+    const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : &chunk[slot & ((1u << kChunkBits) - 1)];
+  }
+  Entry& At(std::uint32_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return const_cast<Entry&>(*SlotEntry(slot));
+  }
   // The slot of live handle h, or nullptr. (Inline with Find: every call's path.)
   const Entry* Lookup(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    const std::uint32_t slot = SlotOf(h.id());
-    if (slot >= entries_.size() || entries_[slot].id != h.id() || h.is_null()) return nullptr;
-    return &entries_[slot];
+    const Entry* e = SlotEntry(SlotOf(h.id()));
+    if (e == nullptr || e->id.load(std::memory_order_relaxed) != h.id() || h.is_null())
+      return nullptr;
+    return e;
   }
   Entry* Lookup(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return const_cast<Entry*>(std::as_const(*this).Lookup(h));
@@ -168,16 +199,22 @@ class HandleTable {
 
   std::uint64_t Insert(Object&& object, OwnerId owner, int depth, const char* origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Puts `object` into a live entry, its class published for ClassOf.
+  static void Store(Entry& e, Object&& object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live entry's slot; returns its object.
   Object Erase(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The list of `owner`, created on first use; remembers the last owner asked for, since
   // consecutive creations nearly always share one.
   OwnedList* ListOf(OwnerId owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Link(std::uint32_t slot, OwnedList* list) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Unlink(std::uint32_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Appends slot `slot`, entry e, to `list` / takes e out of its owner's list.
+  void Link(std::uint32_t slot, Entry& e, OwnedList* list) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Unlink(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
+  // Slot i is chunks_[i >> kChunkBits][i & (chunk size - 1)]; a chunk, once made (under mu_),
+  // stays until the table is destroyed.
+  std::array<std::atomic<Entry*>, kChunks> chunks_{};
+  std::uint32_t slot_count_ ABSL_GUARDED_BY(mu_) = 0;        // slots ever used: live or free
   std::uint32_t free_slots_ ABSL_GUARDED_BY(mu_) = kNoSlot;  // linked through Entry::next
   std::size_t live_ ABSL_GUARDED_BY(mu_) = 0;
   std::uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;

@@ -4,7 +4,7 @@
 
 namespace kscope {
 
-ObjectClass Object::object_class() const {
+ObjectClass Object::ClassOfOther() const {
   switch (payload_.index()) {
     case 1: return ObjectClass::kTensor;
     case 2: return ObjectClass::kVector;

@@ -37,7 +37,9 @@ class Object {
   explicit Object(std::shared_ptr<CompositeObject> composite) : payload_(std::move(composite)) {}
 
   bool empty() const { return std::holds_alternative<std::monostate>(payload_); }
-  ObjectClass object_class() const;
+  ObjectClass object_class() const {  // inline for a tensor: every new handle asks
+    return payload_.index() == 1 ? ObjectClass::kTensor : ClassOfOther();
+  }
 
   // The payload when it is of that kind, else nullptr.
   const at::Tensor* tensor() const { return std::get_if<at::Tensor>(&payload_); }
@@ -58,6 +60,7 @@ class Object {
   Object share() const;
 
  private:
+  ObjectClass ClassOfOther() const;  // object_class() of all but a tensor
   template <typename T>
   T* Unbox() const {
     const auto* box = std::get_if<std::unique_ptr<T>>(&payload_);

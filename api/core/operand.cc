@@ -3,6 +3,8 @@
 #include <ATen/ops/scalar_tensor.h>
 #include <c10/core/GradMode.h>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/inlined_vector.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -12,9 +14,13 @@
 namespace kscope {
 namespace {
 
-const at::Tensor& TensorFrom(const char* fn, const Object& o) {
+[[noreturn]] ABSL_ATTRIBUTE_NOINLINE void FailNotTensor(const char* fn, const Object& o) {
+  Fail("%s: expected tensor, given %s", fn, ClassName(o.object_class()));
+}
+
+inline const at::Tensor& TensorFrom(const char* fn, const Object& o) {
   const at::Tensor* t = o.tensor();
-  if (t == nullptr) Fail("%s: expected tensor, given %s", fn, ClassName(o.object_class()));
+  if (ABSL_PREDICT_FALSE(t == nullptr)) FailNotTensor(fn, o);
   return *t;
 }
 
@@ -51,41 +57,35 @@ const at::Tensor& Result::tensor() const {
   Fail("result: data is not a single tensor");
 }
 
-namespace {
-
-// The one implementation behind both Resolve overloads: data is used as is, handles are
-// looked up together under one lock.
-Resolved ResolvePointers(const char* fn, absl::Span<const Operand* const> operands) {
-  Resolved r;
-  r.tensors.resize(operands.size());
-  absl::InlinedVector<Handle, 4> handles;
-  absl::InlinedVector<std::size_t, 4> slots;
+// Data is used as is; handles are looked up together under one lock.
+bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, at::Tensor* out) {
+  bool any_handle = false;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     if (operands[i]->is_handle()) {
-      handles.push_back(operands[i]->handle());
-      slots.push_back(i);
+      any_handle = true;
     } else {
-      r.tensors[i] = operands[i]->data();
+      out[i] = operands[i]->data();
     }
   }
-  if (!handles.empty()) {
-    HandleTable::Global().ReadMany(
-        handles, [&](std::size_t j, const Object& o) { r.tensors[slots[j]] = TensorFrom(fn, o); });
-    r.any_handle = true;
+  if (any_handle) {
+    HandleTable::Global().ReadSome(
+        operands.size(), [&](std::size_t i) { return operands[i]->handle_if(); },
+        [&](std::size_t i, const Object& o) { out[i] = TensorFrom(fn, o); });
   }
-  return r;
+  return any_handle;
 }
 
-}  // namespace
-
 Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands) {
-  return ResolvePointers(fn, operands);
+  Resolved r;
+  r.tensors.resize(operands.size());
+  r.any_handle = ResolveInto(fn, operands, r.tensors.data());
+  return r;
 }
 
 Resolved Resolve(const char* fn, absl::Span<const Operand> operands) {
   absl::InlinedVector<const Operand*, 4> pointers;
   for (const Operand& op : operands) pointers.push_back(&op);
-  return ResolvePointers(fn, pointers);
+  return Resolve(fn, absl::MakeConstSpan(pointers));
 }
 
 at::Tensor TensorOf(const char* fn, Handle h) {

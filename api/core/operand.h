@@ -40,6 +40,8 @@ class Operand {
 
   bool is_handle() const { return std::holds_alternative<Handle>(value_); }
   Handle handle() const { return std::get<Handle>(value_); }
+  // The handle, or nullptr for data.
+  const Handle* handle_if() const { return std::get_if<Handle>(&value_); }
   const at::Tensor& data() const { return std::get<at::Tensor>(value_); }
 
  private:
@@ -88,6 +90,9 @@ struct Resolved {
 // ("<fn>: expected tensor, given <class>" / "stale pointer"). Each tensor is referenced once.
 Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands);  // Resolve(fn, {&a})
 Resolved Resolve(const char* fn, absl::Span<const Operand> operands);
+// The same into out[0..operands.size()), for a caller with room for the tensors (a fixed-size
+// call); returns whether any operand was a handle.
+bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, at::Tensor* out);
 
 // The tensor behind one handle; kscope::Error unless h is a live tensor.
 at::Tensor TensorOf(const char* fn, Handle h);

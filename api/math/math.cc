@@ -27,46 +27,53 @@ math::Arg Dim(std::optional<std::int64_t> dim) {
 
 }  // namespace
 
-#define KSCOPE_FROM_CATALOGUE(name, entry, params, ...) \
-  Result name params {                                  \
-    static const math::Function& f = Entry(entry);      \
-    return math::Run(f, __VA_ARGS__);                   \
+// `run` is math::Run, or math::RunOperands for a call of one or two tensors only.
+#define KSCOPE_FROM_CATALOGUE(name, entry, run, params, ...) \
+  Result name params {                                       \
+    static const math::Function& f = Entry(entry);           \
+    return math::run(f, __VA_ARGS__);                        \
   }
 
-KSCOPE_FROM_CATALOGUE(add, "add", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(sub, "sub", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(mul, "mul", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(div, "Div", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(pow, "pow", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(matmul, "matmul", (const Operand& a, const Operand& b, Handle out), {a, b},
+KSCOPE_FROM_CATALOGUE(add, "add", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
+                      b, out)
+KSCOPE_FROM_CATALOGUE(sub, "sub", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
+                      b, out)
+KSCOPE_FROM_CATALOGUE(mul, "mul", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
+                      b, out)
+KSCOPE_FROM_CATALOGUE(div, "Div", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
+                      b, out)
+KSCOPE_FROM_CATALOGUE(pow, "pow", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
+                      b, out)
+KSCOPE_FROM_CATALOGUE(matmul, "matmul", RunOperands,
+                      (const Operand& a, const Operand& b, Handle out), a, b, out)
+KSCOPE_FROM_CATALOGUE(mm, "mm", RunOperands, (const Operand& a, const Operand& b, Handle out), a, b,
                       out)
-KSCOPE_FROM_CATALOGUE(mm, "mm", (const Operand& a, const Operand& b, Handle out), {a, b}, out)
-KSCOPE_FROM_CATALOGUE(neg, "Neg", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(abs, "Abs", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(exp, "Exp", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(log, "Log", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(sqrt, "Sqrt", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(mean, "mean",
+KSCOPE_FROM_CATALOGUE(neg, "Neg", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(abs, "Abs", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(exp, "Exp", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(log, "Log", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(sqrt, "Sqrt", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(mean, "mean", Run,
                       (const Operand& x, std::optional<std::int64_t> dim, bool keepdim, Handle out),
                       {x, Dim(dim), keepdim}, out)
-KSCOPE_FROM_CATALOGUE(sum, "Sum",
+KSCOPE_FROM_CATALOGUE(sum, "Sum", Run,
                       (const Operand& x, std::optional<std::int64_t> dim, bool keepdim, Handle out),
                       {x, Dim(dim), keepdim}, out)
-KSCOPE_FROM_CATALOGUE(std_, "std",
+KSCOPE_FROM_CATALOGUE(std_, "std", Run,
                       (const Operand& x, std::optional<std::int64_t> dim, bool unbiased,
                        bool keepdim, Handle out),
                       {x, Dim(dim), unbiased, keepdim}, out)
-KSCOPE_FROM_CATALOGUE(var, "variance",
+KSCOPE_FROM_CATALOGUE(var, "variance", Run,
                       (const Operand& x, std::optional<std::int64_t> dim, bool unbiased,
                        bool keepdim, Handle out),
                       {x, Dim(dim), unbiased, keepdim}, out)
-KSCOPE_FROM_CATALOGUE(max, "Max", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(max, "Max", (const Operand& x, std::int64_t dim, bool keepdim),
+KSCOPE_FROM_CATALOGUE(max, "Max", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(max, "Max", Run, (const Operand& x, std::int64_t dim, bool keepdim),
                       {x, dim, keepdim})
-KSCOPE_FROM_CATALOGUE(min, "Min", (const Operand& x, Handle out), {x}, out)
-KSCOPE_FROM_CATALOGUE(min, "Min", (const Operand& x, std::int64_t dim, bool keepdim),
+KSCOPE_FROM_CATALOGUE(min, "Min", RunOperands, (const Operand& x, Handle out), x, out)
+KSCOPE_FROM_CATALOGUE(min, "Min", Run, (const Operand& x, std::int64_t dim, bool keepdim),
                       {x, dim, keepdim})
-KSCOPE_FROM_CATALOGUE(argmax, "argmax",
+KSCOPE_FROM_CATALOGUE(argmax, "argmax", Run,
                       (const Operand& x, std::optional<std::int64_t> dim, bool keepdim, Handle out),
                       {x, Dim(dim), keepdim}, out)
 #undef KSCOPE_FROM_CATALOGUE

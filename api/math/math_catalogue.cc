@@ -210,14 +210,8 @@ std::optional<Result> RunDirectForm(const Function& f, absl::Span<const Arg> arg
   while (given > 0 && std::holds_alternative<std::monostate>(args[given - 1])) --given;
   const Operand* x = given >= 1 ? std::get_if<Operand>(&args[0]) : nullptr;
   const Operand* y = given == 2 ? std::get_if<Operand>(&args[1]) : nullptr;
-  if (f.unary != nullptr && given == 1 && x != nullptr) {
-    Resolved r = Resolve(f.name, {x});
-    return Emit(f.name, f.unary(r.tensors[0]), AsHandle(f, r.any_handle), out);
-  }
-  if (f.binary != nullptr && x != nullptr && y != nullptr) {
-    Resolved r = Resolve(f.name, {x, y});
-    return Emit(f.name, f.binary(r.tensors[0], r.tensors[1]), AsHandle(f, r.any_handle), out);
-  }
+  if (f.unary != nullptr && given == 1 && x != nullptr) return RunOperands(f, *x, out);
+  if (f.binary != nullptr && x != nullptr && y != nullptr) return RunOperands(f, *x, *y, out);
   return std::nullopt;
 }
 
@@ -361,6 +355,22 @@ Result RunDirect(const Function& f, Handle x, Handle y) {
   at::Tensor t[2];
   TensorsOf(f.name, {x, y}, t);
   return Emit(f.name, f.binary(t[0], t[1]), AsHandle(f, true));
+}
+
+Result RunOperands(const Function& f, const Operand& x, Handle out) {
+  if (f.unary == nullptr) return Run(f, {x}, out);
+  if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
+  at::Tensor t;
+  const bool any_handle = ResolveInto(f.name, {&x}, &t);
+  return Emit(f.name, f.unary(t), AsHandle(f, any_handle), out);
+}
+
+Result RunOperands(const Function& f, const Operand& x, const Operand& y, Handle out) {
+  if (f.binary == nullptr) return Run(f, {x, y}, out);
+  if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
+  at::Tensor t[2];
+  const bool any_handle = ResolveInto(f.name, {&x, &y}, t);
+  return Emit(f.name, f.binary(t[0], t[1]), AsHandle(f, any_handle), out);
 }
 
 Result Run(const std::string& name, absl::Span<const Arg> args, Handle out, bool in_place) {

@@ -151,6 +151,10 @@ Result Run(const std::string& name, absl::Span<const Arg> args, Handle out = Han
 // handling.
 Result RunDirect(const Function& f, Handle x);
 Result RunDirect(const Function& f, Handle x, Handle y);
+// Run(f, {x}, out) and Run(f, {x, y}, out) for C++ callers (api/math/math.h): through f's
+// direct form where it has one, without building the argument list.
+Result RunOperands(const Function& f, const Operand& x, Handle out);
+Result RunOperands(const Function& f, const Operand& x, const Operand& y, Handle out);
 
 // The group tables the catalogue concatenates (one file each: api/math_<group>.cc).
 absl::Span<const Function> PointwiseFunctions();      // D1 D2 D3

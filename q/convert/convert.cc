@@ -63,15 +63,7 @@ K Null() {
   return x;
 }
 
-bool IsNull(K x) { return x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0); }
-
-bool IsPointer(K x) {
-  return x != nullptr && x->t == kabi::kMixed && x->n == 1 && Items(x)[0]->t == -kabi::kLong;
-}
-
 bool IsPointerTo(K x, ObjectClass c) { return IsPointer(x) && class_if_mapped(HandleOf(x)) == c; }
-
-Handle HandleOf(K pointer) { return Handle(static_cast<std::uint64_t>(Items(pointer)[0]->j)); }
 
 K Pointer(Handle h) { return kabi::knk(1, kabi::kj(static_cast<long long>(h.id()))); }
 

@@ -29,12 +29,18 @@ using kabi::K;
 
 // `::`, the generic null (what f[] passes and what a null result reads as).
 K Null();
-bool IsNull(K x);
-// ktorch's pointer shape: a general list of one long atom.
-bool IsPointer(K x);
+inline bool IsNull(K x) { return x == nullptr || (x->t == kabi::kUnaryPrimitive && x->g == 0); }
+// ktorch's pointer shape: a general list of one long atom. (Inline: every pointer argument's
+// test.)
+inline bool IsPointer(K x) {
+  return x != nullptr && x->t == kabi::kMixed && x->n == 1 && kabi::Items(x)[0]->t == -kabi::kLong;
+}
 // A pointer to a live object of class c (one handle-table read; false for a stale pointer).
 bool IsPointerTo(K x, ObjectClass c);
-Handle HandleOf(K pointer);
+// The handle a pointer (IsPointer) names.
+inline Handle HandleOf(K pointer) {
+  return Handle(static_cast<std::uint64_t>(kabi::Items(pointer)[0]->j));
+}
 K Pointer(Handle h);
 
 // ktorch's names of k types for messages: "long scalar", "long list", "general list",

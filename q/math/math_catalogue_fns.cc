@@ -221,7 +221,8 @@ constexpr std::size_t kMaxFunctions = 256;
 
 template <std::size_t I>
 K Entry(K x) {
-  return RunFunction(math::Functions()[I], x);
+  static const math::Function& f = math::Functions()[I];
+  return RunFunction(f, x);
 }
 
 template <std::size_t... I>
