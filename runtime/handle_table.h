@@ -170,15 +170,18 @@ class HandleTable {
     const Entry* chunk = chunks_[slot >> kChunkBits].load(std::memory_order_acquire);
     return chunk == nullptr ? nullptr : &chunk[slot & ((1u << kChunkBits) - 1)];
   }
-  Entry& At(std::uint32_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return const_cast<Entry&>(*SlotEntry(slot));
+  // Slot `slot` < slot_count_ (its chunk exists), under the lock.
+  Entry& At(std::uint32_t slot) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return chunks_[slot >> kChunkBits].load(
+        std::memory_order_relaxed)[slot & ((1u << kChunkBits) - 1)];
   }
   // The slot of live handle h, or nullptr. (Inline with Find: every call's path.)
   const Entry* Lookup(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    const Entry* e = SlotEntry(SlotOf(h.id()));
-    if (e == nullptr || e->id.load(std::memory_order_relaxed) != h.id() || h.is_null())
-      return nullptr;
-    return e;
+    const std::uint32_t slot = SlotOf(h.id());
+    if (slot >= slot_count_) return nullptr;
+    const Entry& e = At(slot);
+    if (e.id.load(std::memory_order_relaxed) != h.id() || h.is_null()) return nullptr;
+    return &e;
   }
   Entry* Lookup(Handle h) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return const_cast<Entry*>(std::as_const(*this).Lookup(h));
