@@ -110,15 +110,14 @@ Handle HandleTable::Add(Object&& object, OwnerId owner, int depth, const char* o
   return Handle(Insert(std::move(object), owner, depth, origin));
 }
 
-bool HandleTable::Contains(Handle h) const {
-  const Entry* e = SlotEntry(SlotOf(h.id()));
-  return e != nullptr && !h.is_null() && e->id.load(std::memory_order_acquire) == h.id();
-}
+bool HandleTable::Contains(Handle h) const { return LiveEntry(h) != nullptr; }
 
 std::optional<ObjectClass> HandleTable::ClassOf(Handle h) const {
-  if (!Contains(h)) return std::nullopt;
-  const ObjectClass c = SlotEntry(SlotOf(h.id()))->object_class.load(std::memory_order_acquire);
-  if (!Contains(h)) return std::nullopt;  // freed meanwhile: the class may be a newer handle's
+  const Entry* e = LiveEntry(h);
+  if (e == nullptr) return std::nullopt;
+  const ObjectClass c = e->object_class.load(std::memory_order_acquire);
+  // Freed meanwhile: the class may be a newer handle's.
+  if (e->id.load(std::memory_order_acquire) != h.id()) return std::nullopt;
   return c;
 }
 

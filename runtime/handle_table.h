@@ -171,9 +171,20 @@ class HandleTable {
     return chunk == nullptr ? nullptr : &chunk[slot & ((1u << kChunkBits) - 1)];
   }
   // Slot `slot` < slot_count_ (its chunk exists), under the lock.
-  Entry& At(std::uint32_t slot) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  const Entry& At(std::uint32_t slot) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return chunks_[slot >> kChunkBits].load(
         std::memory_order_relaxed)[slot & ((1u << kChunkBits) - 1)];
+  }
+  Entry& At(std::uint32_t slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return const_cast<Entry&>(std::as_const(*this).At(slot));
+  }
+  // The entry of live handle h, or nullptr, without the lock (see Contains).
+  const Entry* LiveEntry(Handle h) const {
+    const Entry* e = SlotEntry(SlotOf(h.id()));
+    if (e == nullptr || h.is_null() || e->id.load(std::memory_order_acquire) != h.id()) {
+      return nullptr;
+    }
+    return e;
   }
   // The slot of live handle h, or nullptr. (Inline with Find: every call's path.)
   const Entry* Lookup(Handle h) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include <ATen/core/grad_mode.h>
-#include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 
@@ -145,13 +144,7 @@ at::Tensor GradientReducer::Finish(const char* fn, const at::Tensor& loss,
   Joining(failure, [&] { group_->FinishSums(fn, sums_); });
   const at::Tensor total = SummedRows(fn, *group_, Numbers(), failure);
   for (std::size_t k = 0; k < parameters_.size(); ++k) {
-    const at::Tensor averaged = Slot(k).view(parameters_[k].sizes());
-    at::Tensor& grad = parameters_[k].mutable_grad();
-    if (grad.defined() && grad.sizes() == averaged.sizes()) {
-      at::div_out(grad, averaged, total);  // in place, as DDP writes its buckets back
-    } else {
-      grad = averaged.div(total);
-    }
+    WriteAveragedGradient(parameters_[k], Slot(k).view(parameters_[k].sizes()), total);
   }
   return Numbers()[0].div(total);
 }

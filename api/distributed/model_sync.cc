@@ -7,6 +7,7 @@
 
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/div.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/tensor.h>
@@ -128,6 +129,16 @@ at::Tensor SummedRows(const char* fn, const GroupObject& g, const at::Tensor& nu
   return numbers[1];
 }
 
+void WriteAveragedGradient(const at::Tensor& parameter, const at::Tensor& summed,
+                           const at::Tensor& rows) {
+  at::Tensor& grad = parameter.mutable_grad();
+  if (grad.defined() && grad.sizes() == summed.sizes()) {
+    at::div_out(grad, summed, rows);
+  } else {
+    grad = summed.div(rows);
+  }
+}
+
 at::Tensor AverageGradients(const char* fn, const GroupObject& g,
                             const std::vector<at::Tensor>& parameters, const at::Tensor& loss,
                             std::int64_t rows, const std::exception_ptr& failure) {
@@ -151,7 +162,8 @@ at::Tensor AverageGradients(const char* fn, const GroupObject& g,
     for (at::Tensor& flat : buckets.flat()) g.AllReduce(fn, flat, Reduction::kSum);
   });
   const at::Tensor total = SummedRows(fn, g, numbers, failure);
-  for (std::size_t i = 0; i < n; ++i) parameters[i].mutable_grad() = buckets.Unpacked(i).div(total);
+  for (std::size_t i = 0; i < n; ++i)
+    WriteAveragedGradient(parameters[i], buckets.Unpacked(i), total);
   return numbers[0].div(total);
 }
 

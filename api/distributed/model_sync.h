@@ -93,6 +93,10 @@ void FlagStepFailure(const GroupObject& g, const at::Tensor& numbers);
 // After the sum: RaiseFailures on the flags, then the rows of all ranks (a scalar view).
 at::Tensor SummedRows(const char* fn, const GroupObject& g, const at::Tensor& numbers,
                       const std::exception_ptr& failure);
+// Writes summed / rows as parameter's gradient: in place where the gradient exists with
+// summed's shape (as DDP writes its buckets back), else as a new tensor.
+void WriteAveragedGradient(const at::Tensor& parameter, const at::Tensor& summed,
+                           const at::Tensor& rows);
 
 }  // namespace kscope::distributed
 
