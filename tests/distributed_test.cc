@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "api/distributed/distribute.h"
 #include "api/distributed/group_object.h"
 #include "api/env/environment.h"
 #include "tests/build_paths.h"
@@ -404,9 +406,27 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
   const Handle g = group(OneRank());
   EXPECT_EQ(ErrorOf([&] { distribute(g, g); }), "distribute: expected model, given group");
   EXPECT_EQ(ErrorOf([&] { distribute(m, m); }), "distribute: expected group, given model");
+  DistributeOptions options;
+  options.first_bucket_bytes = -1;
+  EXPECT_EQ(ErrorOf([&] { distribute(m, g, options); }),
+            "distribute: bucket sizes must be positive, given -1 bytes for the first and 26214400 "
+            "for the others");
   EXPECT_FALSE(is_distributed(m));
+  EXPECT_FALSE(distribution(m).has_value());
+  options = DistributeOptions();
+  options.overlap = false;
+  distribute(m, g, options);
+  EXPECT_EQ(distribution(m)->buckets, 0u);  // averaged after backward
   distribute(m);
   EXPECT_TRUE(is_distributed(m));
+  const std::optional<Distribution> d = distribution(m);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->group.world, 1);
+  EXPECT_EQ(d->group.rendezvous, group_options(g).rendezvous);
+  EXPECT_TRUE(d->options.overlap);
+  EXPECT_EQ(d->options.bucket_bytes, 25 << 20);
+  EXPECT_EQ(d->buckets, 1u);  // 136 bytes of parameters in the first bucket
+  EXPECT_EQ(ErrorOf([&] { distribution(g); }), "distribution: expected model, given group");
   EXPECT_EQ(ref(g).single(), 2);  // the model holds the group
   kscope::free(g);                // and keeps it after its handle goes
 
@@ -421,6 +441,7 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
 
   undistribute(m);
   EXPECT_FALSE(is_distributed(m));
+  EXPECT_FALSE(distribution(m).has_value());
   EXPECT_EQ(ErrorOf([&] { undistribute(tensor(at::ones(1))); }),
             "undistribute: expected model, given tensor");
 }

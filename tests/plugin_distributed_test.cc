@@ -2,7 +2,8 @@
 // this process: group's argument forms and the dictionary of what a group was made from,
 // allreduce/broadcast in place on pointers and data in -> data out, allgather, barrier, the
 // default group, a model bound with distribute (its tasks, run and testrun with the group
-// metrics, the group kept by the model, unbinding), and bad arguments naming the function.
+// metrics, the group kept by the model, unbinding, its options), and bad arguments naming the
+// function.
 // Several ranks in several processes: tests/distributed_test.cc.
 #include <cmath>
 #include <string>
@@ -221,7 +222,7 @@ TEST_F(PluginDistributeTest, BadArgumentsNameDistributeAndChangeNothing) {
   const std::string made = S1(Call("group", g));
   EXPECT_EQ(Error("distribute", "::"), "distribute: unrecognized arg(s) - null/unary primitive");
   EXPECT_EQ(Error("distribute", List({m.share(), g.share(), g.share()})),
-            "distribute: unrecognized arg(s) - general list");
+            "distribute: unable to use group as an option value");
   EXPECT_EQ(Error("distribute", "(1;::)"),
             "distribute: arg[0] expected pointer, given long scalar");
   EXPECT_EQ(Error("distribute", t), "distribute: expected model, given tensor");
@@ -245,6 +246,56 @@ TEST_F(PluginDistributeTest, BadArgumentsNameDistributeAndChangeNothing) {
   EXPECT_EQ(S1(Call("tensor", t)), "1 2");
   EXPECT_EQ(S1(Call("class", m)), "`model");
   Call("free", List({m.share(), t.share(), g.share()}));
+}
+
+// distribute's options choose how steps average, and `group m` shows the binding: while
+// backward runs, in buckets of the sizes given (the weight's 16 bytes and the bias's 8 in one
+// default bucket, or one each under 4-byte buckets), or after backward (`overlap 0b: none).
+TEST_F(PluginDistributeTest, OptionsChooseHowStepsAverage) {
+  KRef m = IdentityLinearModel();
+  Call("train", List({m.share(), kq::Syms({"task", "tasks"}), Q("1 2").share()}));
+  KRef g = Call("group", List({kq::Long(0), kq::Long(1), kq::Sym(TcpRendezvous())}));
+  EXPECT_EQ(S1(Call("group", m)), "::");  // not bound
+  auto averaging = [&] {
+    KRef d = Call("group", m);
+    EXPECT_EQ(S1(At(d, "rendezvous")), S1(At(KRef(Call("group", g)), "rendezvous")));
+    return S1(At(d, "overlap")) + " " + S1(At(d, "bucketbytes")) + " " +
+           S1(At(d, "firstbucketbytes")) + " " + S1(At(d, "buckets"));
+  };
+
+  // Bad options name distribute and change nothing.
+  EXPECT_EQ(Error("distribute", List({m.share(), g.share(), kq::Sym("overlap"), kq::Long(1)})),
+            "distribute: option `overlap expects boolean, given long");
+  EXPECT_EQ(Error("distribute", List({m.share(), kq::Sym("bucketbytes"), kq::Long(0)})),
+            "distribute: bucket sizes must be positive, given 1048576 bytes for the first and 0 "
+            "for the others");
+  EXPECT_EQ(Error("distribute", List({m.share(), g.share(), kq::Sym("buckets"), kq::Long(4)})),
+            "distribute: option `overlap expects boolean, given symbol");
+  EXPECT_EQ(Error("distribute", List({m.share(), g.share(), kq::Bool(false), kq::Long(4),
+                                      kq::Long(4), kq::Long(4)})),
+            "distribute: 4 positional option(s) given, expecting at most 3");
+  EXPECT_EQ(Tasks(m, "train"), "`task`tasks!1 2");
+  EXPECT_EQ(S1(Call("group", m)), "::");
+
+  EXPECT_EQ(S1(Call("distribute", List({m.share(), g.share()}))), "::");
+  EXPECT_EQ(averaging(), "1b 26214400 1048576 1");
+  EXPECT_EQ(Tasks(m, "train"), "`task`tasks!0 1");
+  EXPECT_EQ(
+      S1(Call("distribute", List({m.share(), Q("`bucketbytes`firstbucketbytes!(4;4)").share()}))),
+      "::");  // the default group
+  EXPECT_EQ(averaging(), "1b 4 4 2");
+  EXPECT_EQ(
+      S1(Call("distribute", List({m.share(), g.share(), kq::Sym("overlap"), kq::Bool(false)}))),
+      "::");
+  EXPECT_EQ(averaging(), "0b 26214400 1048576 0");
+  EXPECT_EQ(S1(Call("distribute",
+                    List({m.share(), g.share(), kq::Bool(true), kq::Long(4), kq::Long(4)}))),
+            "::");  // positional: overlap, bucketbytes, firstbucketbytes
+  EXPECT_EQ(averaging(), "1b 4 4 2");
+  ExpectOneBatchMetrics(Call("run", m));  // trains as before
+  EXPECT_EQ(S1(Call("distribute", List({m.share(), kq::Null()}))), "::");
+  EXPECT_EQ(S1(Call("group", m)), "::");
+  Call("free", List({m.share(), g.share()}));
 }
 
 }  // namespace plugin_distributed_test

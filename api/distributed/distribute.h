@@ -32,15 +32,18 @@
 // (its own error says why)": no rank waits out the timeout, and the ranks stay in step for the
 // next epoch. As after any failed run, the model's data is restored and no epoch is left under
 // way. Errors: kscope::Error
-// naming `distribute` for no model, no group, or ranks whose modules or optimizer states differ
-// in structure (every rank fails alike); the option errors of api/model/model_options.h naming
-// train or test ("train: 2 tasks require a non-zero batchsize"). On an error the model is
-// unchanged. Thread-safety: as for models (api/model/model.h).
+// naming `distribute` for no model, no group, bucket sizes not positive, or ranks whose modules
+// or optimizer states differ in structure (every rank fails alike); the option errors of
+// api/model/model_options.h naming train or test ("train: 2 tasks require a non-zero batchsize").
+// On an error the model is unchanged. Thread-safety: as for models (api/model/model.h).
 #ifndef KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 #define KSCOPE_API_DISTRIBUTED_DISTRIBUTE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "api/distributed/group.h"
 #include "runtime/handle.h"
 
 namespace kscope {
@@ -62,6 +65,18 @@ void undistribute(Handle m);
 
 // Whether model m is bound to a group.
 bool is_distributed(Handle m);
+
+// How a bound model averages: what its group was made from, the options it was bound with, and
+// the buckets reduced while backward runs (0: its steps average after backward, for `overlap`
+// off or parameters that mix devices or types).
+struct Distribution {
+  GroupOptions group;
+  DistributeOptions options;
+  std::size_t buckets = 0;
+};
+// Model m's distribution; std::nullopt when m is not bound. kscope::Error naming `fn` when m is
+// not a model.
+std::optional<Distribution> distribution(Handle m, const char* fn = "distribution");
 
 }  // namespace kscope
 

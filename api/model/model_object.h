@@ -18,6 +18,7 @@
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
+#include "api/distributed/distribute.h"
 #include "api/model/model_options.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -73,6 +74,8 @@ struct Model {
   std::shared_ptr<distributed::GroupObject> group;
   // Where gradients are averaged during backward (distribute's `overlap`); null: after it.
   std::shared_ptr<distributed::GradientReducer> reducer;
+  // The options the model was bound with (meaningful while `group` is set).
+  DistributeOptions distribution;
 
   // The device of the module's first parameter (where k data is moved, where the process group's
   // collectives of the model run); none for a module without parameters.

@@ -15,8 +15,8 @@ namespace {
 using nn::OptimizerObject;
 
 // The options of each group, checked against the kind (one group of defaults if none given).
-std::vector<nn::OptionSet> GroupOptions(const nn::OptimizerKind& kind,
-                                        const std::vector<nn::NamedValues>& given) {
+std::vector<nn::OptionSet> ParamGroupOptions(const nn::OptimizerKind& kind,
+                                             const std::vector<nn::NamedValues>& given) {
   std::vector<nn::OptionSet> groups;
   for (const nn::NamedValues& values : given)
     groups.push_back(nn::OptionSet::Parse(kind.name, kind.options, {}, values));
@@ -48,7 +48,7 @@ Handle opt(const OptimizerState& state, Handle module) {
   const nn::OptimizerKind* kind = nn::FindOptimizerKind(d.kind);
   if (kind == nullptr) Fail("unrecognized optimizer: %s", d.kind);
   auto m = nn::ModuleOrModelsModule("opt", module);
-  const std::vector<nn::OptionSet> options = GroupOptions(*kind, d.options);
+  const std::vector<nn::OptionSet> options = ParamGroupOptions(*kind, d.options);
   const auto named = m->module().named_parameters();  // a new dictionary: keep it while reading
   std::vector<nn::ParameterBatch> batches(options.size(),
                                           nn::ParameterBatch{{m->module_ptr(), m->spec_ptr()}, {}});
@@ -94,7 +94,7 @@ void opt_load(Handle o, const OptimizerState& state) {
     if (given.group != held.group || given.name != held.name || given.size != held.size)
       Fail("opt: state has parameter %d %s, the optimizer %s", i, RowText(given), RowText(held));
   }
-  const std::vector<nn::OptionSet> options = GroupOptions(kind, d.options);
+  const std::vector<nn::OptionSet> options = ParamGroupOptions(kind, d.options);
   for (const nn::OptionSet& group : options)  // libtorch's checks of the values, before changes
     kind.make({torch::optim::OptimizerParamGroup(std::vector<at::Tensor>{})}, group);
   const std::vector<at::Tensor> parameters = object->parameters();

@@ -252,11 +252,11 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
     K item = kabi::Items(list)[i];
     if (item->t == kabi::kDictionary) {
       K keys = kabi::DictKeys(item), values = kabi::DictValues(item);
-      if (keys->t != kabi::kSymbol || values->t != kabi::kMixed || i + 1 != list->n) {
-        Fail("%s: options dictionary must be last, with symbol keys and general list values", fn);
+      if (keys->t != kabi::kSymbol || i + 1 != list->n) {
+        Fail("%s: options dictionary must be last, with symbol keys", fn);
       }
-      for (long long j = 0; j < keys->n; ++j)
-        named->emplace_back(kabi::Symbols(keys)[j], OptionFromK(fn, kabi::Items(values)[j]));
+      for (long long j = 0; j < keys->n; ++j)  // values as q writes them: `lr`momentum!0.1 0.9
+        named->emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
       return;
     }
     if (is_symbol_pair(item)) {

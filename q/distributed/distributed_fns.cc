@@ -14,9 +14,16 @@
 //                       as the group keeps it (without q's leading colon), the timeout as a q
 //                       timespan (0D00:05:00.000000000 by default), the local rank the launcher
 //                       gave (0N for a group made from rank;world;rendezvous)
+//   group m             for a model m bound with distribute: its group's dictionary, then
+//                       `overlap`bucketbytes`firstbucketbytes`buckets (the buckets reduced while
+//                       backward runs; 0: after backward); :: for a model not bound
 //   distribute m | distribute(m;g)   binds model m to the default group or group g (a collective,
 //                                    api/distributed/distribute.h); returns ::
 //   distribute(m;::)                 unbinds m (training is local again); returns ::
+//   distribute(m;[g;]options)        with options: `overlap (boolean, default 1b: average while
+//                                    backward runs), `bucketbytes (default 25 MiB) and
+//                                    `firstbucketbytes (1 MiB), as name-value pairs or a
+//                                    dictionary (or positional after g, in that order)
 //   allreduce x | allreduce(x;op) | allreduce(x;[op;]g)  op: `sum (default) `mean `max `min
 //   broadcast(x;root) | broadcast(x;root;g)
 //     x a tensor, vector or dictionary pointer: changed in place, returns ::
@@ -30,15 +37,20 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/strip.h"
 #include "api/core/pointer.h"
 #include "api/distributed/collectives.h"
 #include "api/distributed/distribute.h"
 #include "api/distributed/group.h"
+#include "api/nn/options.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/convert/k_definition.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
@@ -76,14 +88,32 @@ Value DataAt(const Args& a, std::size_t i) {
   return ValueFromK(a.fn(), x, c);
 }
 
-// `rank`world`rendezvous`backend`timeout`localrank! of a group's options.
-K KFromGroupOptions(const GroupOptions& o) {
+using Entries = std::vector<std::pair<std::string, K>>;
+
+K KFromEntries(const Entries& entries) {
+  return KDictionary(entries, [](K x) { return x; });
+}
+
+// rank, world, rendezvous, backend, timeout, localrank of a group's options.
+Entries GroupEntries(const GroupOptions& o) {
   const std::int64_t nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(o.timeout).count();
-  return kabi::xD(Symbols({"rank", "world", "rendezvous", "backend", "timeout", "localrank"}),
-                  kabi::knk(6, kabi::kj(o.rank), kabi::kj(o.world), Symbol(o.rendezvous),
-                            Symbol(o.backend), kabi::ktj(-kabi::kTimespan, nanos),
-                            kabi::kj(o.local_rank < 0 ? LLONG_MIN : o.local_rank)));
+  return {{"rank", kabi::kj(o.rank)},
+          {"world", kabi::kj(o.world)},
+          {"rendezvous", Symbol(o.rendezvous)},
+          {"backend", Symbol(o.backend)},
+          {"timeout", kabi::ktj(-kabi::kTimespan, nanos)},
+          {"localrank", kabi::kj(o.local_rank < 0 ? LLONG_MIN : o.local_rank)}};
+}
+
+// A bound model's group entries, then overlap, bucketbytes, firstbucketbytes and buckets.
+K KFromDistribution(const Distribution& d) {
+  Entries entries = GroupEntries(d.group);
+  entries.emplace_back("overlap", kabi::kb(d.options.overlap));
+  entries.emplace_back("bucketbytes", kabi::kj(d.options.bucket_bytes));
+  entries.emplace_back("firstbucketbytes", kabi::kj(d.options.first_bucket_bytes));
+  entries.emplace_back("buckets", kabi::kj(static_cast<long long>(d.buckets)));
+  return KFromEntries(entries);
 }
 
 // [backend;][timeout] from argument `next` on: the last arguments of group's both forms.
@@ -97,7 +127,14 @@ void BackendAndTimeoutAt(const Args& a, std::size_t next, GroupOptions* o) {
 K Group(K x) {
   return Guard([&] {
     const Args a("group", x);
-    if (a.size() == 1 && a.IsPointerAt(0)) return KFromGroupOptions(group_options(a.PointerAt(0)));
+    if (a.size() == 1 && a.IsPointerAt(0)) {
+      const Handle h = a.PointerAt(0);
+      if (class_(h) == ObjectClass::kModel) {
+        const std::optional<Distribution> d = distribution(h, "group");
+        return d ? KFromDistribution(*d) : Null();
+      }
+      return KFromEntries(GroupEntries(group_options(h)));
+    }
     GroupOptions o;
     if (a.size() <= 2) {  // the rank's place from its launcher's variables
       BackendAndTimeoutAt(a, 0, &o);
@@ -160,19 +197,50 @@ K Barrier(K x) {
   });
 }
 
+// Whether item x starts distribute's options: an option's name or a dictionary.
+bool StartsDistributeOptions(K x) {
+  if (x->t == kabi::kDictionary) return true;
+  if (!IsSymbol(x)) return false;
+  const std::string name = SymbolText(x);
+  return name == "overlap" || name == "bucketbytes" || name == "firstbucketbytes";
+}
+
+// distribute's options from item `from` of the general list x on: positional in the order
+// overlap, bucketbytes, firstbucketbytes, then name-value pairs or a dictionary.
+DistributeOptions DistributeOptionsFrom(K x, long long from) {
+  DistributeOptions options;
+  const std::vector<nn::OptionSpec> specs = {
+      {"overlap", nn::OptionType::kBool, options.overlap},
+      {"bucketbytes", nn::OptionType::kLong, options.bucket_bytes},
+      {"firstbucketbytes", nn::OptionType::kLong, options.first_bucket_bytes}};
+  std::vector<nn::OptionValue> positional;
+  nn::NamedValues named;
+  OptionsFromK("distribute", x, from, {"overlap", "bucketbytes", "firstbucketbytes"}, &positional,
+               &named);
+  const nn::OptionSet set = nn::OptionSet::Parse("distribute", specs, positional, named);
+  options.overlap = set.Bool("overlap");
+  options.bucket_bytes = set.Long("bucketbytes");
+  options.first_bucket_bytes = set.Long("firstbucketbytes");
+  return options;
+}
+
 K Distribute(K x) {
   return Guard([&] {
     const Args a("distribute", x);
-    if (a.empty() || a.size() > 2) a.Unrecognized();
+    if (a.empty()) a.Unrecognized();
     const Handle m = a.PointerAt(0);
     if (a.size() == 2 && IsNull(a[1])) {
       // undistribute names itself in its errors; through q the call is distribute's.
       if (class_(m) != ObjectClass::kModel)
         Fail("distribute: expected model, given %s", ClassName(class_(m)));
       undistribute(m);
-    } else {
-      distribute(m, GroupAt(a, 1));
+      return Null();
     }
+    const std::size_t options_from = a.size() > 1 && !StartsDistributeOptions(a[1]) ? 2 : 1;
+    const Handle g = options_from == 2 ? a.PointerAt(1) : Handle();
+    distribute(
+        m, g,
+        a.size() > options_from ? DistributeOptionsFrom(x, options_from) : DistributeOptions());
     return Null();
   });
 }
