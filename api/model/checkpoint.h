@@ -19,7 +19,9 @@
 // must have the checkpoint's parameters and buffers (names and sizes, in order) and m's
 // optimizer its kind, groups and parameters; m's training data, if it has any, is put in the
 // checkpoint's order (it must have as many rows), its shuffle generator and the default CPU
-// generator continue where the checkpoint's were, and no epoch is left under way. Values keep
+// generator continue where the checkpoint's were (a checkpoint without a shuffle generator, saved
+// before a shared one was made, leaves m without one too: its next epoch makes it from
+// `shuffleseed`, as the saving model's would have), and no epoch is left under way. Values keep
 // m's devices and types. A data-parallel job calls resume on every rank before distribute (each
 // rank reads the file; distribute then makes sure every rank holds rank 0's values).
 //

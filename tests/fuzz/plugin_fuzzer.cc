@@ -1,7 +1,8 @@
 // plugin_fuzzer — libFuzzer target for the q plugin, driven through the k host.
 //
 // Each input is decoded into a sequence of calls: a function of fns (every exported name is
-// reachable but `group` and `checkpoint`, see kNotFuzzed) applied to a random k value — atoms and
+// reachable but `group` and `checkpoint`, see kNotFuzzed; the files of png and resume confined
+// to a directory of its own, see kFileArguments) applied to a random k value — atoms and
 // vectors of the basic types, symbols (drawn from a few common words, or read from the input as
 // text, where the dictionary ktorch.dict's option words and names land), general lists,
 // dictionaries, `::`, and pointers, both live ones (made at the start of the input) and stale ids.
@@ -21,6 +22,7 @@
 
 #include "scope/scope_stack.h"
 #include "tests/khost/khost.h"
+#include "tests/temp_directory.h"
 
 extern "C" kabi::K fns(kabi::K);
 
@@ -42,8 +44,15 @@ constexpr const char* kWords[] = {
     "min"};
 // Exported names the fuzzer leaves alone: `group` waits on the network (or a file) for peers
 // until its timeout, which would stall the run rather than test anything; `checkpoint` writes a
-// file of a model wherever its symbol says (tests/checkpoint_test.cc covers it).
+// file of a model (tests/checkpoint_test.cc covers it). ConfineFileArgument would keep its file
+// in place too, but a name more in this list remaps every input of the kept corpus to other calls.
 constexpr const char* kNotFuzzed[] = {"group", "checkpoint"};
+// The functions that write or read the file a symbol argument names, and that argument's place.
+struct FileArgument {
+  const char* function;
+  long long index;
+};
+constexpr FileArgument kFileArguments[] = {{"png", 0}, {"resume", 1}};
 constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort,
                                kabi::kInt,     kabi::kLong, kabi::kReal,
                                kabi::kFloat,   kabi::kChar, kabi::kSymbol};
@@ -76,6 +85,20 @@ K Function(const std::string& name) {
     if (s.names[i] == name) return kabi::Items(kabi::DictValues(s.functions.get()))[i];
   }
   std::abort();
+}
+
+// A symbol in the file place of a call's general list (kFileArguments) becomes a file of the
+// fuzzer's own directory, so no input writes (or reads, say /dev/zero) anywhere else; every other
+// argument, and every other form of that one, stays as fuzzed.
+void ConfineFileArgument(const std::string& name, K args) {
+  static const kscope::testing::TempDirectory directory("plugin_fuzzer");
+  for (const FileArgument& f : kFileArguments) {
+    if (name != f.function || args->t != kabi::kMixed || args->n <= f.index) continue;
+    K& file = kabi::Items(args)[f.index];
+    if (file->t != -kabi::kSymbol) continue;
+    kabi::r0(file);
+    file = kq::Sym(directory.Join("file").c_str());
+  }
 }
 
 khost::Result Call(const std::string& name, std::vector<K> args) {
@@ -208,6 +231,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
       std::vector<KRef> args;
       args.emplace_back(make.Make(0));
       if (name == "use") args.emplace_back(make.Make(0));
+      ConfineFileArgument(name, args.front().get());
       std::vector<K> borrowed;
       for (const KRef& a : args) borrowed.push_back(a.get());
       Call(name, borrowed);
