@@ -3,20 +3,19 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/synchronization/mutex.h"
 #include "runtime/errors.h"
 
 namespace kscope {
 
-HandleTable& HandleTable::Global() {
-  static HandleTable* const table = [] {
-    // Debian builds Abseil without NDEBUG, which turns on absl::Mutex's deadlock detection: a
-    // lock-order graph update and a stack trace on every acquisition, several times the cost
-    // of the table operation itself. The table's lock is a leaf lock (nothing is acquired
-    // while it is held), so the detection has nothing to find here.
-    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-    return new HandleTable();
-  }();
-  return *table;
+HandleTable* HandleTable::MakeGlobal() {
+  // Debian builds Abseil without NDEBUG, which turns on absl::Mutex's deadlock detection: a
+  // lock-order graph update and a stack trace on every acquisition, several times the cost of
+  // the short sections kscope's other locks (the callback registry's, the catalogue's) guard.
+  // Those are leaf locks (nothing is acquired while one is held), so the detection has nothing
+  // to find. (Process-wide: set when the table is first made.)
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  return new HandleTable();
 }
 
 HandleTable::~HandleTable() {
@@ -33,7 +32,8 @@ inline HandleTable::OwnedList* HandleTable::ListOf(OwnerId owner) {
   return last_list_;
 }
 
-inline void HandleTable::Link(std::uint32_t slot, Entry& e, OwnedList* list) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void HandleTable::Link(std::uint32_t slot, Entry& e,
+                                                           OwnedList* list) {
   e.listed_in = list;
   e.previous = list->last;
   e.next = kNoSlot;
@@ -45,7 +45,7 @@ inline void HandleTable::Link(std::uint32_t slot, Entry& e, OwnedList* list) {
   list->last = slot;
 }
 
-inline void HandleTable::Unlink(Entry& e) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void HandleTable::Unlink(Entry& e) {
   OwnedList* list = e.listed_in;
   if (e.previous == kNoSlot) {
     list->first = e.next;
@@ -65,22 +65,19 @@ inline void HandleTable::Store(Entry& e, Object&& object) {
   e.object = std::move(object);
 }
 
-std::uint64_t HandleTable::Insert(Object&& object, OwnerId owner, int depth, const char* origin) {
+// Insert and Erase, and the owner-list steps they take, are inlined into their callers: every
+// pointer call's result goes through Insert, every free through Erase.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline std::uint64_t HandleTable::Insert(Object&& object,
+                                                                      OwnerId owner, int depth,
+                                                                      const char* origin) {
   constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << (63 - kSlotBits);
-  if (next_sequence_ >= kMaxSequence) {
-    Fail("handle table: %d handles created, the most one process can create", kMaxSequence - 1);
-  }
+  if (ABSL_PREDICT_FALSE(next_sequence_ >= kMaxSequence))
+    FailFull(kMaxSequence - 1, "handles created, the most one process can create");
   std::uint32_t slot = free_slots_;
   if (slot != kNoSlot) {
     free_slots_ = At(slot).next;
   } else {
-    if (slot_count_ >= (std::uint32_t{1} << kSlotBits)) {
-      Fail("handle table: %d live handles, the most it can hold at once", slot_count_);
-    }
-    slot = slot_count_++;
-    std::atomic<Entry*>& chunk = chunks_[slot >> kChunkBits];
-    if (chunk.load(std::memory_order_relaxed) == nullptr)
-      chunk.store(new Entry[std::size_t{1} << kChunkBits], std::memory_order_release);
+    slot = NewSlot();
   }
   const std::uint64_t id = (next_sequence_++ << kSlotBits) | slot;
   Entry& e = At(slot);
@@ -95,7 +92,21 @@ std::uint64_t HandleTable::Insert(Object&& object, OwnerId owner, int depth, con
   return id;
 }
 
-Object HandleTable::Erase(Entry& e) {
+std::uint32_t HandleTable::NewSlot() {
+  if (slot_count_ >= (std::uint32_t{1} << kSlotBits))
+    FailFull(slot_count_, "live handles, the most it can hold at once");
+  const std::uint32_t slot = slot_count_++;
+  std::atomic<Entry*>& chunk = chunks_[slot >> kChunkBits];
+  if (chunk.load(std::memory_order_relaxed) == nullptr)
+    chunk.store(new Entry[std::size_t{1} << kChunkBits], std::memory_order_release);
+  return slot;
+}
+
+void HandleTable::FailFull(std::uint64_t count, const char* what) {
+  Fail("handle table: %d %s", count, what);
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Object HandleTable::Erase(Entry& e) {
   Unlink(e);
   Object object = std::move(e.object);  // e.object keeps a moved-from payload: nothing
   e.next = free_slots_;
@@ -106,7 +117,7 @@ Object HandleTable::Erase(Entry& e) {
 }
 
 Handle HandleTable::Add(Object&& object, OwnerId owner, int depth, const char* origin) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   return Handle(Insert(std::move(object), owner, depth, origin));
 }
 
@@ -122,35 +133,35 @@ std::optional<ObjectClass> HandleTable::ClassOf(Handle h) const {
 }
 
 std::size_t HandleTable::size() const {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   return live_;
 }
 
 std::uint64_t HandleTable::LastId() const {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   return last_id_;
 }
 
 Object HandleTable::Get(Handle h) const {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   return Find(h).object.share();
 }
 
 EntryInfo HandleTable::Info(Handle h) const {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   const Entry& e = Find(h);
   return EntryInfo{h, e.object.object_class(), e.owner, e.depth, e.origin};
 }
 
 Object HandleTable::Release(Handle h) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   return Erase(Find(h));
 }
 
 std::vector<Object> HandleTable::ReleaseAll(absl::Span<const Handle> handles,
                                             absl::FunctionRef<void(std::size_t)> on_stale) {
   std::vector<Object> released;
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   for (std::size_t i = 0; i < handles.size(); ++i) {
     if (Lookup(handles[i]) == nullptr) {
       on_stale(i);
@@ -166,7 +177,7 @@ std::vector<Object> HandleTable::ReleaseAll(absl::Span<const Handle> handles,
 
 std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
   std::vector<Object> released;
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   auto it = owned_.find(owner);
   if (it == owned_.end()) return released;
   for (std::uint32_t slot = it->second.last; slot != kNoSlot; slot = it->second.last) {
@@ -180,7 +191,7 @@ std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
 }
 
 bool HandleTable::MoveIfOwnedBy(Handle h, OwnerId from, OwnerId to, int depth) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   Entry* e = Lookup(h);
   if (e == nullptr || e->owner != from) return false;
   Unlink(*e);
@@ -192,7 +203,7 @@ bool HandleTable::MoveIfOwnedBy(Handle h, OwnerId from, OwnerId to, int depth) {
 
 Object HandleTable::Replace(Handle h, Object object, absl::Span<const Handle> consumed,
                             std::vector<Object>* released) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   Find(h);
   for (Handle c : consumed) Find(c);
   for (Handle c : consumed) {
@@ -206,7 +217,7 @@ Object HandleTable::Replace(Handle h, Object object, absl::Span<const Handle> co
 }
 
 Object HandleTable::Transfer(Handle src, Handle dst) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   Entry& from = Find(src);
   Entry& to = Find(dst);
   Object old = std::move(to.object);
@@ -216,7 +227,7 @@ Object HandleTable::Transfer(Handle src, Handle dst) {
 
 Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object&& object, OwnerId owner,
                             int depth, const char* origin, std::vector<Object>* released) {
-  absl::MutexLock lock(&mu_);
+  absl::base_internal::SpinLockHolder lock(&mu_);
   for (Handle h : consumed) Find(h);
   for (Handle h : consumed) {
     if (Entry* e = Lookup(h)) released->push_back(Erase(*e));
@@ -227,7 +238,7 @@ Handle HandleTable::Consume(absl::Span<const Handle> consumed, Object&& object, 
 std::vector<std::pair<EntryInfo, Object>> HandleTable::Snapshot() const {
   std::vector<std::pair<EntryInfo, Object>> rows;
   {
-    absl::MutexLock lock(&mu_);
+    absl::base_internal::SpinLockHolder lock(&mu_);
     rows.reserve(live_);
     for (std::uint32_t slot = 0; slot < slot_count_; ++slot) {
       const Entry& e = *SlotEntry(slot);

@@ -14,15 +14,18 @@
 // constant time per handle, with no allocation once the array has grown to the peak number of
 // live handles.
 //
-// Thread-safety: every method is safe to call from any thread; one absl::Mutex guards the
-// table, held exclusively by reads too: every critical section is a few dozen instructions,
-// fewer than absl's shared acquire-and-release adds over an exclusive one. Contains and ClassOf
-// take no lock: slots live in chunks that are never moved or freed while the table lives, and a
-// slot's id and class are atomics the writers publish under the lock (ids are never reused, so a
-// slot that shows h's id before and after its class is read held h throughout). Objects removed
-// from the table are returned to the caller so that their (possibly expensive) destruction
-// happens after the lock is released. The table knows nothing of scope policy: which owner is
-// current, strictness and hand-off rules live in scope/.
+// Thread-safety: every method is safe to call from any thread; one lock guards the table, held
+// exclusively by reads too. The lock is Abseil's SpinLock (the lock absl::Mutex itself is built
+// on: waiters spin briefly, then sleep on a futex), not absl::Mutex: every critical section here
+// is a few dozen instructions, and a pointer call takes the lock three times (its arguments'
+// lookup, its result's insert, the free), where absl::Mutex's out-of-line acquire and release
+// cost 58 instructions a time against SpinLock's inline dozen (callgrind, docs/benchmarks.md).
+// Contains and ClassOf take no lock: slots live in chunks that are never moved or freed while
+// the table lives, and a slot's id and class are atomics the writers publish under the lock
+// (ids are never reused, so a slot that shows h's id before and after its class is read held h
+// throughout). Objects removed from the table are returned to the caller so that their
+// (possibly expensive) destruction happens after the lock is released. The table knows nothing
+// of scope policy: which owner is current, strictness and hand-off rules live in scope/.
 #ifndef KSCOPE_RUNTIME_HANDLE_TABLE_H_
 #define KSCOPE_RUNTIME_HANDLE_TABLE_H_
 
@@ -33,11 +36,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/internal/spinlock.h"
 #include "absl/base/optimization.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/functional/function_ref.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "runtime/handle.h"
 #include "runtime/object.h"
@@ -60,7 +63,10 @@ class HandleTable {
  public:
   // The process-wide table. Never destroyed, so no libtorch object is released from a static
   // destructor at process exit (CUDA may already be torn down then).
-  static HandleTable& Global();
+  static HandleTable& Global() {  // inline: every call's path asks for it
+    static HandleTable* const table = MakeGlobal();
+    return *table;
+  }
 
   HandleTable() = default;
   ~HandleTable();
@@ -95,7 +101,7 @@ class HandleTable {
   // skip i), so that a caller reads the handles among its arguments where they are.
   template <typename HandleAt, typename F>
   void ReadSome(std::size_t n, HandleAt&& handle_at, F&& f) const {
-    absl::MutexLock lock(&mu_);
+    absl::base_internal::SpinLockHolder lock(&mu_);
     for (std::size_t i = 0; i < n; ++i) {
       if (const Handle* h = handle_at(i)) f(i, Find(*h).object);
     }
@@ -105,7 +111,7 @@ class HandleTable {
   // and must not call back into the table.
   template <typename F>
   void Read(Handle h, F&& f) const {
-    absl::MutexLock lock(&mu_);
+    absl::base_internal::SpinLockHolder lock(&mu_);
     f(Find(h).object);
   }
 
@@ -140,6 +146,8 @@ class HandleTable {
   std::vector<std::pair<EntryInfo, Object>> Snapshot() const;
 
  private:
+  static HandleTable* MakeGlobal();
+
   static constexpr int kSlotBits = 22;
   static constexpr int kChunkBits = 12;  // 4,096 slots per chunk
   static constexpr std::size_t kChunks = std::size_t{1} << (kSlotBits - kChunkBits);
@@ -213,6 +221,10 @@ class HandleTable {
 
   std::uint64_t Insert(Object&& object, OwnerId owner, int depth, const char* origin)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A slot never used before (its chunk made on first use), when no freed one is left.
+  std::uint32_t NewSlot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Throws "handle table: <count> <what>": the table is full.
+  [[noreturn]] static void FailFull(std::uint64_t count, const char* what);
   // Puts `object` into a live entry, its class published for ClassOf.
   static void Store(Entry& e, Object&& object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live entry's slot; returns its object.
@@ -224,7 +236,7 @@ class HandleTable {
   void Link(std::uint32_t slot, Entry& e, OwnedList* list) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unlink(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable absl::base_internal::SpinLock mu_;
   // Slot i is chunks_[i >> kChunkBits][i & (chunk size - 1)]; a chunk, once made (under mu_),
   // stays until the table is destroyed.
   std::array<std::atomic<Entry*>, kChunks> chunks_{};

@@ -32,8 +32,26 @@ class Object {
   explicit Object(TensorVector vector)
       : payload_(std::make_unique<TensorVector>(std::move(vector))) {}
   explicit Object(TensorDict dict) : payload_(std::make_unique<TensorDict>(std::move(dict))) {}
-  Object(Object&&) noexcept = default;
-  Object& operator=(Object&&) noexcept = default;
+  // Moving leaves `other` holding what its payload is after a move (an undefined tensor, a null
+  // box). A tensor, what nearly every handle holds, moves without std::variant's visit: every
+  // handle's object moves into its table slot and out again.
+  Object(Object&& other) noexcept {
+    if (at::Tensor* t = other.tensor()) {
+      payload_.emplace<at::Tensor>(std::move(*t));
+    } else {
+      payload_ = std::move(other.payload_);
+    }
+  }
+  Object& operator=(Object&& other) noexcept {
+    at::Tensor* to = tensor();
+    at::Tensor* from = other.tensor();
+    if (to != nullptr && from != nullptr) {
+      *to = std::move(*from);
+    } else {
+      payload_ = std::move(other.payload_);
+    }
+    return *this;
+  }
   explicit Object(std::shared_ptr<CompositeObject> composite) : payload_(std::move(composite)) {}
 
   bool empty() const { return std::holds_alternative<std::monostate>(payload_); }

@@ -17,13 +17,21 @@ std::atomic<bool> strict_mode{false};
 
 bool IsMainThread() { return ::getpid() == static_cast<pid_t>(::syscall(SYS_gettid)); }
 
+struct ThreadStack;
+// This thread's stack, or null before its first use: a plain pointer, read with one TLS access
+// on every handle's creation (the stack itself has a destructor, which makes each access to it
+// check its initialisation too).
+thread_local const ThreadStack* current_stack = nullptr;
+
 // One thread's open scopes, outermost first. When a thread ends with scopes still open, their
 // handles are released (with a warning). The main thread's stack is destroyed only at process
 // exit, when CUDA may already be gone: its handles are deliberately left alive then.
 struct ThreadStack {
   std::vector<ScopeId> open;
 
+  ThreadStack() { current_stack = this; }
   ~ThreadStack() {
+    current_stack = nullptr;
     if (open.empty() || IsMainThread()) return;
     std::fprintf(stderr, "kscope: thread exited with %zu scope(s) open; releasing their handles\n",
                  open.size());
@@ -53,14 +61,14 @@ struct Placement {
 };
 
 Placement PlaceNew(const char* origin) {
-  const std::vector<ScopeId>& open = Stack().open;
-  if (open.empty()) {
+  const ThreadStack* stack = current_stack;
+  if (stack == nullptr || stack->open.empty()) {
     if (strict_mode.load(std::memory_order_relaxed)) {
       Fail("%s: no open scope (strict setting): wrap tensor code in a scope", origin);
     }
     return Placement{kRootScope, 0};
   }
-  return Placement{open.back(), static_cast<int>(open.size())};
+  return Placement{stack->open.back(), static_cast<int>(stack->open.size())};
 }
 
 }  // namespace

@@ -299,6 +299,8 @@ TEST_F(ManipulationTest, AmendCopiesIntoExistingStorageWithoutGrad) {
               amend(v, std::vector<std::int64_t>{0, 1}, std::vector<Operand>{Operand(1.0)});
             }),
             "amend: 2 indices given with 1 values");
+  amend(v, std::vector<std::int64_t>{}, std::vector<Operand>{});  // no index: nothing amended
+  EXPECT_TRUE(Same(vector(v)[0], at::full({2}, 5.0)));
 
   Handle d = dict(NamedOperands{{"a", Operand(at::zeros({2}))}});
   amend(d, std::vector<std::string>{"a"}, std::vector<Operand>{Operand(Floats({3, 4}, {2}))}, true);
@@ -306,6 +308,8 @@ TEST_F(ManipulationTest, AmendCopiesIntoExistingStorageWithoutGrad) {
   EXPECT_EQ(
       ErrorOf([&] { amend(d, std::vector<std::string>{"b"}, std::vector<Operand>{Operand(1.0)}); }),
       "amend: no key `b in dictionary");
+  amend(d, std::vector<std::string>{}, std::vector<Operand>{});
+  EXPECT_TRUE(Same(dict(d)["a"], Floats({3, 4}, {2})));
 }
 
 TEST_F(ManipulationTest, ResetRepointsATensorAtItsOwnStorage) {

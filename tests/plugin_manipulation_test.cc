@@ -327,6 +327,11 @@ TEST_F(PluginManipulationTest, AmendEveryForm) {
             "amend: expecting a general list of 2 values, one per index or key, given real list");
   EXPECT_EQ(Error("amend", List({v.share(), kq::Long(2), Q("1e").share()})),
             "amend: vector index 2 out of range for 2 tensor(s)");
+  // No index amends nothing (found by the fuzzer: the empty selection read values past the end).
+  EXPECT_EQ(S1(Call("amend", List({v.share(), kq::Longs({}), kabi::ktn(kabi::kMixed, 0)}))), "::");
+  EXPECT_EQ(Error("amend", List({v.share(), kq::Longs({}), kq::List({kq::Real(1)})})),
+            "amend: expecting a general list of 0 values, one per index or key, given general "
+            "list");
   EXPECT_EQ(S1(Call("vector", v)), "(5 5e;1 2 3e)");
 
   KRef d =
@@ -337,6 +342,7 @@ TEST_F(PluginManipulationTest, AmendEveryForm) {
   EXPECT_EQ(S1(Call("dict", d)), "`a`b!(4 5e;3e)");
   EXPECT_EQ(Error("amend", List({d.share(), kq::Sym("c"), Q("1e").share()})),
             "amend: no key `c in dictionary");
+  EXPECT_EQ(S1(Call("amend", List({d.share(), kq::Syms({}), kabi::ktn(kabi::kMixed, 0)}))), "::");
   KRef l = Call("loss", "`mse");
   EXPECT_EQ(Error("amend", List({l.share(), kq::Long(0), Q("1e").share()})),
             "amend: expected tensor, vector or dictionary, given loss");

@@ -54,7 +54,8 @@ void amend(Handle t, const Operand& values, bool async) {
 void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Operand> values,
            bool async) {
   ExpectOnePerTarget(indices.size(), values.size(), "indices");
-  const std::vector<at::Tensor> targets = VectorElements("amend", v, indices);
+  std::vector<at::Tensor> targets = VectorElements("amend", v, indices);
+  if (indices.empty()) targets.clear();  // no index amends nothing (no index selects every one)
   std::vector<Copy> copies;
   for (std::size_t i = 0; i < targets.size(); ++i) copies.push_back(Checked(targets[i], values[i]));
   CopyAll(copies, async);
@@ -63,7 +64,8 @@ void amend(Handle v, absl::Span<const std::int64_t> indices, absl::Span<const Op
 void amend(Handle d, absl::Span<const std::string> keys, absl::Span<const Operand> values,
            bool async) {
   ExpectOnePerTarget(keys.size(), values.size(), "keys");
-  const auto targets = DictElements("amend", d, keys);
+  auto targets = DictElements("amend", d, keys);
+  if (keys.empty()) targets.clear();  // as for a vector
   std::vector<Copy> copies;
   for (std::size_t i = 0; i < targets.size(); ++i)
     copies.push_back(Checked(targets[i].second, values[i]));

@@ -106,12 +106,25 @@ Entries GroupEntries(const GroupOptions& o) {
           {"localrank", kabi::kj(o.local_rank < 0 ? LLONG_MIN : o.local_rank)}};
 }
 
-// A bound model's group entries, then overlap, bucketbytes, firstbucketbytes and buckets.
+// distribute's options, in their positional order, with their defaults; indexed by
+// DistributeOption.
+enum DistributeOption { kOverlap, kBucketBytes, kFirstBucketBytes };
+const std::vector<nn::OptionSpec>& DistributeSpecs() {
+  static const DistributeOptions defaults;
+  static const std::vector<nn::OptionSpec> specs = {
+      {"overlap", nn::OptionType::kBool, defaults.overlap},
+      {"bucketbytes", nn::OptionType::kLong, defaults.bucket_bytes},
+      {"firstbucketbytes", nn::OptionType::kLong, defaults.first_bucket_bytes}};
+  return specs;
+}
+
+// A bound model's group entries, then its distribute options and buckets.
 K KFromDistribution(const Distribution& d) {
+  const std::vector<nn::OptionSpec>& specs = DistributeSpecs();
   Entries entries = GroupEntries(d.group);
-  entries.emplace_back("overlap", kabi::kb(d.options.overlap));
-  entries.emplace_back("bucketbytes", kabi::kj(d.options.bucket_bytes));
-  entries.emplace_back("firstbucketbytes", kabi::kj(d.options.first_bucket_bytes));
+  entries.emplace_back(specs[kOverlap].name, kabi::kb(d.options.overlap));
+  entries.emplace_back(specs[kBucketBytes].name, kabi::kj(d.options.bucket_bytes));
+  entries.emplace_back(specs[kFirstBucketBytes].name, kabi::kj(d.options.first_bucket_bytes));
   entries.emplace_back("buckets", kabi::kj(static_cast<long long>(d.buckets)));
   return KFromEntries(entries);
 }
@@ -202,25 +215,26 @@ bool StartsDistributeOptions(K x) {
   if (x->t == kabi::kDictionary) return true;
   if (!IsSymbol(x)) return false;
   const std::string name = SymbolText(x);
-  return name == "overlap" || name == "bucketbytes" || name == "firstbucketbytes";
+  for (const nn::OptionSpec& spec : DistributeSpecs()) {
+    if (name == spec.name) return true;
+  }
+  return false;
 }
 
-// distribute's options from item `from` of the general list x on: positional in the order
-// overlap, bucketbytes, firstbucketbytes, then name-value pairs or a dictionary.
+// distribute's options from item `from` of the general list x on: positional in the order of
+// DistributeSpecs, then name-value pairs or a dictionary.
 DistributeOptions DistributeOptionsFrom(K x, long long from) {
-  DistributeOptions options;
-  const std::vector<nn::OptionSpec> specs = {
-      {"overlap", nn::OptionType::kBool, options.overlap},
-      {"bucketbytes", nn::OptionType::kLong, options.bucket_bytes},
-      {"firstbucketbytes", nn::OptionType::kLong, options.first_bucket_bytes}};
+  const std::vector<nn::OptionSpec>& specs = DistributeSpecs();
+  std::vector<std::string> names;
+  for (const nn::OptionSpec& spec : specs) names.emplace_back(spec.name);
   std::vector<nn::OptionValue> positional;
   nn::NamedValues named;
-  OptionsFromK("distribute", x, from, {"overlap", "bucketbytes", "firstbucketbytes"}, &positional,
-               &named);
+  OptionsFromK("distribute", x, from, names, &positional, &named);
   const nn::OptionSet set = nn::OptionSet::Parse("distribute", specs, positional, named);
-  options.overlap = set.Bool("overlap");
-  options.bucket_bytes = set.Long("bucketbytes");
-  options.first_bucket_bytes = set.Long("firstbucketbytes");
+  DistributeOptions options;
+  options.overlap = set.Bool(specs[kOverlap].name);
+  options.bucket_bytes = set.Long(specs[kBucketBytes].name);
+  options.first_bucket_bytes = set.Long(specs[kFirstBucketBytes].name);
   return options;
 }
 
