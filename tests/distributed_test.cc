@@ -426,6 +426,11 @@ TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
   EXPECT_TRUE(d->options.overlap);
   EXPECT_EQ(d->options.bucket_bytes, 25 << 20);
   EXPECT_EQ(d->buckets, 1u);  // 136 bytes of parameters in the first bucket
+  // DDP's rule: a bucket closes once it holds its size (last parameter first: the 8-byte bias,
+  // the 64-byte weight, then the 32-byte bias with the 64-byte weight).
+  distribute(m, g, {true, 64, 8});
+  EXPECT_EQ(distribution(m)->buckets, 3u);
+  distribute(m);
   EXPECT_EQ(ErrorOf([&] { distribution(g); }), "distribution: expected model, given group");
   EXPECT_EQ(ref(g).single(), 2);  // the model holds the group
   kscope::free(g);                // and keeps it after its handle goes

@@ -332,9 +332,9 @@ void Overlap(const Setup& s) {
     free(m);
     return values;
   };
-  DistributeOptions overlapped;  // 131 floats: buckets of 3, 64 and 64 (last first)
-  overlapped.first_bucket_bytes = 64;
-  overlapped.bucket_bytes = 256;
+  DistributeOptions overlapped;  // 131 floats: buckets of 3, 48 and 80 (last first)
+  overlapped.first_bucket_bytes = 12;
+  overlapped.bucket_bytes = 192;
   DistributeOptions after;
   after.overlap = false;
   const at::Tensor a = trained(overlapped), b = trained(after);

@@ -15,19 +15,21 @@ GradientReducer::GradientReducer(std::shared_ptr<const GroupObject> group,
                                  std::int64_t first_bucket_bytes, std::int64_t bucket_bytes)
     : group_(std::move(group)), parameters_(std::move(parameters)) {
   places_.resize(parameters_.size());
+  // DDP's rule: a bucket takes parameters until it holds at least its size, then closes.
   std::int64_t bytes = 0;
+  bool open = false;
   for (std::size_t k = parameters_.size(); k-- > 0;) {  // last first: backward's order
     const at::Tensor& p = parameters_[k];
-    const std::int64_t size = p.numel() * static_cast<std::int64_t>(p.element_size());
-    const std::int64_t cap = buckets_.size() <= 1 ? first_bucket_bytes : bucket_bytes;
-    if (buckets_.empty() || (bytes > 0 && bytes + size > cap)) {
+    if (!open) {
       buckets_.emplace_back();
       bytes = 0;
+      open = true;
     }
     Bucket& b = buckets_.back();
     places_[k] = Place{buckets_.size() - 1, bytes / static_cast<std::int64_t>(p.element_size())};
     b.members.push_back(k);
-    bytes += size;
+    bytes += p.numel() * static_cast<std::int64_t>(p.element_size());
+    open = bytes < (buckets_.size() == 1 ? first_bucket_bytes : bucket_bytes);
   }
   for (Bucket& b : buckets_) {
     std::int64_t numel = 0;

@@ -25,7 +25,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 start() {
   local fuzzer=$1 dir=$2 workers=${3:-$(nproc)}
   mkdir -p "$dir/found" "$dir/findings" "$dir/logs"
-  rm -f "$dir/stop"
+  if [ -e "$dir/workers.pid" ]; then
+    while read -r pid; do
+      if kill -0 "$pid" 2> /dev/null; then
+        echo "campaign: workers of $dir still run (stop them first)" >&2
+        exit 1
+      fi
+    done < "$dir/workers.pid"
+  fi
+  # rm first: cp onto a binary whose old image a killed worker still maps fails ("Text file busy").
+  rm -f "$dir/stop" "$dir/plugin_fuzzer" "$dir/workers.pid"
   cp "$fuzzer" "$dir/plugin_fuzzer"
   cp "$here/ktorch.dict" "$dir/ktorch.dict"
   cp -rT "$here/corpus" "$dir/seed"
