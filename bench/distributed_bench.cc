@@ -17,14 +17,17 @@
 // the same time (the model unbound: no averaging), plus one allreduce of the model's gradients (one
 // bucket). Every process runs libtorch on one thread.
 //
-// The program is its own ranks: without --rank it times the one-process epochs in process, then
-// starts itself twice per case (--rank=0 and 1, a file rendezvous in a fresh directory) and
-// reads rank 0's medians back from a file; the Python side runs as --python (Debian's python3
-// with python3-torch: the same libtorch 1.13) bench/ddp_bench.py, and is left out, saying why,
-// when that python has no torch.
+// The program is its own workers: without --rank it starts itself once per case for the
+// one-process epochs (--rank=-2: a fresh process, as each of PyTorch's runs is; timed in the
+// parent after the `linear` case, the same `mlp` steps once ran twice as slowly on a 16-core
+// host, docs/benchmarks.md) and twice per case as the ranks (--rank=0 and 1, a file rendezvous
+// in a fresh directory), and reads their medians back from a file; the Python side runs as
+// --python (Debian's python3 with python3-torch: the same libtorch 1.13) bench/ddp_bench.py, and
+// is left out, saying why, when that python has no torch.
 //
 // Build: cmake --build build --target distributed_bench
 // Run:   OMP_NUM_THREADS=1 build/bench/distributed_bench [--repetitions=11] [--python=python3]
+//        [--cases=linear,mlp]
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,10 +54,13 @@
 ABSL_FLAG(int, repetitions, 11, "timed epochs per case; the median is reported");
 ABSL_FLAG(std::string, python, "/usr/bin/python3",
           "the python whose torch runs bench/ddp_bench.py (the DDP anchor)");
-ABSL_FLAG(int, rank, -1, "internal: run as this rank of a two-rank group");
+ABSL_FLAG(std::vector<std::string>, cases, std::vector<std::string>({"linear", "mlp"}),
+          "the cases to run");
+ABSL_FLAG(int, rank, -1,
+          "internal: run as this rank of a two-rank group (-2: time the one-process epoch)");
 ABSL_FLAG(int, case_index, 0, "internal: the case the rank runs");
 ABSL_FLAG(std::string, rendezvous, "", "internal: the group's rendezvous");
-ABSL_FLAG(std::string, results, "", "internal: where rank 0 writes its medians");
+ABSL_FLAG(std::string, results, "", "internal: where rank 0 (or the one process) writes");
 
 extern char** environ;
 
@@ -63,6 +69,7 @@ namespace {
 constexpr std::int64_t kFeatures = 784, kClasses = 10;
 constexpr double kLr = 0.01;
 constexpr int kWorld = 2, kAllreduceCalls = 50;
+constexpr int kOneProcess = -2;  // --rank of the one-process worker
 
 // One model and its data.
 struct Case {
@@ -161,13 +168,21 @@ int Rank(int rank, const Case& c) {
   return 0;
 }
 
-// Starts the two ranks and waits; true when both exited 0.
-bool RunRanks(const std::string& self, int case_index, const std::string& rendezvous,
-              const std::string& results) {
+// The one-process epoch of a case, timed in a process of its own: writes "epoch_ms".
+int OneProcess(const Case& c) {
+  const auto scope = kscope::Scope::Open();
+  const double epoch = EpochMs(Model(c));
+  std::ofstream(absl::GetFlag(FLAGS_results)) << epoch << "\n";
+  return 0;
+}
+
+// Starts this program as each of `ranks` (see --rank) and waits; true when all exited 0.
+bool RunWorkers(const std::vector<int>& ranks, int case_index, const std::string& rendezvous,
+                const std::string& results) {
   std::vector<pid_t> pids;
-  for (int rank = 0; rank < kWorld; ++rank) {
+  for (int rank : ranks) {
     std::vector<std::string> args = {
-        self,
+        "/proc/self/exe",
         absl::StrCat("--rank=", rank),
         absl::StrCat("--case_index=", case_index),
         "--rendezvous=" + rendezvous,
@@ -180,7 +195,7 @@ bool RunRanks(const std::string& self, int case_index, const std::string& rendez
     if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0)
       pids.push_back(pid);
   }
-  bool ok = static_cast<int>(pids.size()) == kWorld;
+  bool ok = pids.size() == ranks.size();
   for (pid_t pid : pids) {
     int status = 0;
     waitpid(pid, &status, 0);
@@ -215,36 +230,42 @@ double PythonEpochMs(const Case& c, int world) {
   return ms;
 }
 
+// The `count` numbers that the workers `ranks` of a case write (OneProcess's, or rank 0's of
+// Rank), all 0 when a worker failed.
+std::vector<double> RunAndRead(const std::vector<int>& ranks, int case_index, int count) {
+  std::vector<double> numbers(count, 0.0);
+  char directory[] = "/tmp/kscope_distributed_bench_XXXXXX";
+  if (mkdtemp(directory) == nullptr) return numbers;
+  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
+                    results = absl::StrCat(directory, "/results");
+  if (RunWorkers(ranks, case_index, rendezvous, results)) {
+    std::ifstream in(results);
+    for (double& n : numbers) in >> n;
+  }
+  std::remove(rendezvous.c_str());
+  std::remove(results.c_str());
+  rmdir(directory);
+  return numbers;
+}
+
 // Rank 0's "epoch after halves allreduce" of the case's two-rank run, all 0 when it failed.
 struct TwoRanks {
   double epoch = 0, after = 0, halves = 0, allreduce = 0;
 };
 
 TwoRanks RunTwoRanks(int case_index) {
-  TwoRanks t;
-  char directory[] = "/tmp/kscope_distributed_bench_XXXXXX";
-  if (mkdtemp(directory) == nullptr) return t;
-  const std::string rendezvous = absl::StrCat(directory, "/rendezvous"),
-                    results = absl::StrCat(directory, "/results");
-  if (RunRanks("/proc/self/exe", case_index, rendezvous, results))
-    std::ifstream(results) >> t.epoch >> t.after >> t.halves >> t.allreduce;
-  std::remove(rendezvous.c_str());
-  std::remove(results.c_str());
-  rmdir(directory);
-  return t;
+  const std::vector<double> n = RunAndRead({0, 1}, case_index, 4);
+  return {n[0], n[1], n[2], n[3]};
 }
 
 // The case's measurements and ratios; false when kscope's two-rank run failed.
 bool Report(int case_index) {
   const Case& c = Cases()[case_index];
-  double one = 0;
-  {
-    const auto scope = kscope::Scope::Open();
-    one = EpochMs(Model(c));
-  }
+  const double one = RunAndRead({kOneProcess}, case_index, 1)[0];
   const TwoRanks two = RunTwoRanks(case_index);
-  if (two.epoch <= 0) {
-    absl::FPrintF(stderr, "distributed_bench: the %s case's two-rank run failed\n", c.name);
+  if (one <= 0 || two.epoch <= 0) {
+    absl::FPrintF(stderr, "distributed_bench: the %s case's %s run failed\n", c.name,
+                  one <= 0 ? "one-process" : "two-rank");
     return false;
   }
   const double python_one = PythonEpochMs(c, 1), ddp = PythonEpochMs(c, kWorld);
@@ -288,8 +309,20 @@ int main(int argc, char** argv) {
   at::set_num_threads(1);
   const int case_index = absl::GetFlag(FLAGS_case_index);
   if (case_index < 0 || case_index >= static_cast<int>(Cases().size())) return 2;
-  if (absl::GetFlag(FLAGS_rank) >= 0) return Rank(absl::GetFlag(FLAGS_rank), Cases()[case_index]);
+  const int rank = absl::GetFlag(FLAGS_rank);
+  if (rank == kOneProcess) return OneProcess(Cases()[case_index]);
+  if (rank >= 0) return Rank(rank, Cases()[case_index]);
+  std::vector<int> chosen;
+  for (const std::string& name : absl::GetFlag(FLAGS_cases)) {
+    const auto it = std::find_if(Cases().begin(), Cases().end(),
+                                 [&](const Case& c) { return name == c.name; });
+    if (it == Cases().end()) {
+      absl::FPrintF(stderr, "distributed_bench: no case %s (linear, mlp)\n", name);
+      return 2;
+    }
+    chosen.push_back(static_cast<int>(it - Cases().begin()));
+  }
   bool ok = true;
-  for (std::size_t i = 0; i < Cases().size(); ++i) ok = Report(static_cast<int>(i)) && ok;
+  for (int i : chosen) ok = Report(i) && ok;
   return ok ? 0 : 1;
 }
