@@ -314,8 +314,8 @@ int main(int argc, char** argv) {
   if (rank >= 0) return Rank(rank, Cases()[case_index]);
   std::vector<int> chosen;
   for (const std::string& name : absl::GetFlag(FLAGS_cases)) {
-    const auto it = std::find_if(Cases().begin(), Cases().end(),
-                                 [&](const Case& c) { return name == c.name; });
+    const auto it =
+        std::find_if(Cases().begin(), Cases().end(), [&](const Case& c) { return name == c.name; });
     if (it == Cases().end()) {
       absl::FPrintF(stderr, "distributed_bench: no case %s (linear, mlp)\n", name);
       return 2;
