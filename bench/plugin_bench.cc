@@ -33,9 +33,10 @@
 // apart the plugins are.
 //
 // Run:  ninja -C build plugin_bench && OMP_NUM_THREADS=1 ./build/bench/plugin_bench
-//         [--ktorch=/path/to/ktorch.so] [--benchmark_min_time=0.2]
+//         [--ktorch=/path/to/ktorch.so] [--iterations=N] [--benchmark_min_time=0.2]
 // Any Google Benchmark flag works (--benchmark_filter=add, --benchmark_repetitions=5: the ratios
-// then use the median of the repetitions).
+// then use the median of the repetitions). --iterations=N runs each row exactly N times, once:
+// bench/plugin_instructions.sh counts instructions per call that way, under callgrind.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -49,6 +50,7 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/plugin_session.h"
@@ -178,11 +180,16 @@ struct Column {
   const PluginSession* session;
 };
 
+// Each row's iterations, when --iterations gives them (0: Google Benchmark chooses).
+std::int64_t fixed_iterations = 0;
+
 // Registers `way`'s benchmark for `call` as "<call>/<way>" and returns its name.
 template <typename... A>
 std::string Register(const std::string& call, const std::string& way, A&&... args) {
   const std::string name = absl::StrCat(call, "/", way);
-  benchmark::RegisterBenchmark(name.c_str(), std::forward<A>(args)...);
+  benchmark::internal::Benchmark* b =
+      benchmark::RegisterBenchmark(name.c_str(), std::forward<A>(args)...);
+  if (fixed_iterations > 0) b->Iterations(fixed_iterations);
   return name;
 }
 
@@ -288,12 +295,20 @@ bool CheckAndWarmUp(const PluginSession& session, const std::string& path) {
 
 int main(int argc, char** argv) {
   at::set_num_threads(1);
-  // --ktorch=PATH is this program's; every other argument is Google Benchmark's.
+  // --ktorch=PATH and --iterations=N are this program's; every other argument is Google
+  // Benchmark's.
   std::string ktorch_path;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (absl::StartsWith(argv[i], "--ktorch=")) {
       ktorch_path = argv[i] + std::strlen("--ktorch=");
+    } else if (absl::StartsWith(argv[i], "--iterations=")) {
+      if (!absl::SimpleAtoi(argv[i] + std::strlen("--iterations="), &fixed_iterations) ||
+          fixed_iterations <= 0) {
+        absl::FPrintF(stderr, "plugin_bench: --iterations expects a positive count, given %s\n",
+                      argv[i]);
+        return 2;
+      }
     } else {
       argv[kept++] = argv[i];
     }
