@@ -72,7 +72,9 @@ count() {  # count ROW: writes ROW's instructions per call to $out/<n>.count
   else
     fn=$(function_of "${row%/*}" "${row##*/}")
   fi
-  filter="^${row//+/.}\$"  # Google Benchmark's regular expression: '+' as any character
+  # Google Benchmark's regular expression ('+' as any character); a row of fixed iterations is
+  # named ROW/iterations:N.
+  filter="^${row//+/.}/iterations:"
   OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$file.cg" \
     "--toggle-collect=*$fn(*" "$bench" "--benchmark_filter=$filter" "--iterations=$iterations" \
     ${ktorch:+"--ktorch=$ktorch"} > "$file.log" 2>&1 || { echo "plugin_instructions.sh: $row failed:" >&2; tail "$file.log" >&2; return 1; }
