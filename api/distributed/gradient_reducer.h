@@ -5,16 +5,17 @@
 // The parameters are laid out, last first (the order backward reaches them), in buckets: flat
 // buffers that each take parameters until they hold at least `bucket_bytes` (the first
 // `first_bucket_bytes`, so that communication starts early), as DDP's buckets do (for
-// 784-1024-1024-10: the last layer and the middle one's 4.2 MB, then the first layer's 3.2 MB). A hook on each parameter copies its gradient into its bucket as backward
-// produces it; a bucket whose every gradient has arrived is scaled by this rank's rows and its
-// sum over the ranks begins (GroupObject::StartSum) while backward goes on, buckets always in the
-// same order on every rank. Finish, after backward, begins the buckets not yet under way (a
-// parameter backward did not reach counts as zeros), the last one (the first parameters', which
-// backward reaches last) carrying the rank's loss, rows and failure flag too, so that a model of
-// one bucket costs one collective per step, waits for all, and writes each parameter's gradient
-// (into its .grad in place where backward made one): the sum of the ranks' gradients weighted by
-// their rows, divided by the rows of all ranks, exactly as AverageGradients does (equal to float
-// tolerance: the sums are split differently).
+// 784-1024-1024-10: the last layer and the middle one's 4.2 MB, then the first layer's 3.2 MB). A
+// hook on each parameter copies its gradient into its bucket as backward produces it; a bucket
+// whose every gradient has arrived is scaled by this rank's rows and its sum over the ranks begins
+// (GroupObject::StartSum) while backward goes on, buckets always in the same order on every rank.
+// Finish, after backward, begins the buckets not yet under way (a parameter backward did not reach
+// counts as zeros), the last one (the first parameters', which backward reaches last) carrying the
+// rank's loss, rows and failure flag too, so that a model of one bucket costs one collective per
+// step, waits for all, and writes each parameter's gradient (into its .grad in place where backward
+// made one): the sum of the ranks' gradients weighted by their rows, divided by the rows of all
+// ranks, exactly as AverageGradients does (equal to float tolerance: the sums are split
+// differently).
 //
 // Use: Prepare(fn, rows) before each step's backward, Finish(...) after it (also when backward
 // failed: `failure` then carries this rank's error, which every other rank hears of, as with
