@@ -65,7 +65,7 @@ rows+=("k host/pointer objects")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-count() {  # count ROW: writes ROW's instructions per call to $out/<n>.count
+count() {  # count ROW FILE: writes ROW's instructions per call to FILE.count
   local row=$1 file=$2 fn filter
   if [ "$row" = "k host/pointer objects" ]; then
     fn=HostPointerObjects
@@ -80,6 +80,10 @@ count() {  # count ROW: writes ROW's instructions per call to $out/<n>.count
     ${ktorch:+"--ktorch=$ktorch"} > "$file.log" 2>&1 || { echo "plugin_instructions.sh: $row failed:" >&2; tail "$file.log" >&2; return 1; }
   local total
   total=$(sed -n 's/^totals: //p' "$file.cg")
+  if [ "${total:-0}" -eq 0 ]; then  # the filter or the function matched nothing
+    echo "plugin_instructions.sh: $row: no instructions counted inside $fn" >&2
+    return 1
+  fi
   echo "$(( (total + iterations / 2) / iterations ))" > "$file.count"
 }
 
