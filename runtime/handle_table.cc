@@ -1,6 +1,7 @@
 #include "runtime/handle_table.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 #include "absl/synchronization/mutex.h"
@@ -62,7 +63,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void HandleTable::Unlink(Entry& e) {
 
 inline void HandleTable::Store(Entry& e, Object&& object) {
   e.object_class.store(object.object_class(), std::memory_order_release);
-  e.object = std::move(object);
+  // Constructed over e.object, not assigned: e's object is always what a move leaves, or a new
+  // slot's empty Object, whose destruction does nothing, and an assignment would release it
+  // (an undefined tensor) through an out-of-line call on every handle's creation.
+  ::new (&e.object) Object(std::move(object));
 }
 
 // Insert and Erase, and the owner-list steps they take, are inlined into their callers: every

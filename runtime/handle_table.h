@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/internal/spinlock.h"
 #include "absl/base/optimization.h"
 #include "absl/base/thread_annotations.h"
@@ -63,7 +64,7 @@ class HandleTable {
  public:
   // The process-wide table. Never destroyed, so no libtorch object is released from a static
   // destructor at process exit (CUDA may already be torn down then).
-  static HandleTable& Global() {  // inline: every call's path asks for it
+  ABSL_ATTRIBUTE_ALWAYS_INLINE static HandleTable& Global() {  // every call's path asks for it
     static HandleTable* const table = MakeGlobal();
     return *table;
   }
@@ -225,7 +226,8 @@ class HandleTable {
   std::uint32_t NewSlot() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Throws "handle table: <count> <what>": the table is full.
   [[noreturn]] static void FailFull(std::uint64_t count, const char* what);
-  // Puts `object` into a live entry, its class published for ClassOf.
+  // Puts `object` into a live entry whose object has been moved from (or never held one), its
+  // class published for ClassOf.
   static void Store(Entry& e, Object&& object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees a live entry's slot; returns its object.
   Object Erase(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

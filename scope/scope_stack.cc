@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 
 #include "runtime/errors.h"
@@ -14,6 +15,11 @@ namespace {
 
 std::atomic<ScopeId> next_scope_id{1};
 std::atomic<bool> strict_mode{false};
+// Scopes open on all threads together. While none is (ktorch-style code at the root), a new
+// handle's placement needs no look at this thread's stack (a TLS access: a call into the dynamic
+// loader from a library loaded with dlopen). Relaxed is enough: a thread with a scope open has
+// added its own 1, which no other thread takes away, so it never reads 0.
+std::atomic<std::int64_t> scopes_open{0};
 
 bool IsMainThread() { return ::getpid() == static_cast<pid_t>(::syscall(SYS_gettid)); }
 
@@ -38,6 +44,7 @@ struct ThreadStack {
     while (!open.empty()) {
       ScopeId id = open.back();
       open.pop_back();
+      scopes_open.fetch_sub(1, std::memory_order_relaxed);
       HandleTable::Global().ReleaseOwned(id);
     }
   }
@@ -61,7 +68,8 @@ struct Placement {
 };
 
 Placement PlaceNew(const char* origin) {
-  const ThreadStack* stack = current_stack;
+  const ThreadStack* stack =
+      scopes_open.load(std::memory_order_relaxed) == 0 ? nullptr : current_stack;
   if (stack == nullptr || stack->open.empty()) {
     if (strict_mode.load(std::memory_order_relaxed)) {
       Fail("%s: no open scope (strict setting): wrap tensor code in a scope", origin);
@@ -76,6 +84,7 @@ Placement PlaceNew(const char* origin) {
 ScopeId OpenScope() {
   ScopeId id = next_scope_id.fetch_add(1, std::memory_order_relaxed);
   Stack().open.push_back(id);
+  scopes_open.fetch_add(1, std::memory_order_relaxed);
   return id;
 }
 
@@ -99,6 +108,7 @@ void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept {
   if (DepthOf(open, id) <= 0) return;
   while (open.back() != id) CloseScopeNoThrow(open.back(), {});  // left open inside `id`
   open.pop_back();
+  scopes_open.fetch_sub(1, std::memory_order_relaxed);
   const ScopeId parent = open.empty() ? kRootScope : open.back();
   const int parent_depth = static_cast<int>(open.size());
   HandleTable& table = HandleTable::Global();

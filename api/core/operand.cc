@@ -57,28 +57,42 @@ const at::Tensor& Result::tensor() const {
   Fail("result: data is not a single tensor");
 }
 
+namespace {
+
+// Puts tensor t into an operand's place: assigned into Resolve's list, constructed in a
+// fixed-size call's empty slot.
+inline void Place(at::Tensor& place, const at::Tensor& t) { place = t; }
+inline void Place(OperandTensor& place, const at::Tensor& t) { place.emplace(t); }
+
 // Data is used as is; handles are looked up together under one lock.
-bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, at::Tensor* out) {
+template <typename Out>
+bool ResolveEach(const char* fn, absl::Span<const Operand* const> operands, Out* out) {
   bool any_handle = false;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     if (operands[i]->is_handle()) {
       any_handle = true;
     } else {
-      out[i] = operands[i]->data();
+      Place(out[i], operands[i]->data());
     }
   }
   if (any_handle) {
     HandleTable::Global().ReadSome(
         operands.size(), [&](std::size_t i) { return operands[i]->handle_if(); },
-        [&](std::size_t i, const Object& o) { out[i] = TensorFrom(fn, o); });
+        [&](std::size_t i, const Object& o) { Place(out[i], TensorFrom(fn, o)); });
   }
   return any_handle;
+}
+
+}  // namespace
+
+bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, OperandTensor* out) {
+  return ResolveEach(fn, operands, out);
 }
 
 Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands) {
   Resolved r;
   r.tensors.resize(operands.size());
-  r.any_handle = ResolveInto(fn, operands, r.tensors.data());
+  r.any_handle = ResolveEach(fn, operands, r.tensors.data());
   return r;
 }
 
@@ -94,12 +108,12 @@ at::Tensor TensorOf(const char* fn, Handle h) {
   return t;
 }
 
-void TensorsOf(const char* fn, absl::Span<const Handle> handles, at::Tensor* out) {
+void TensorsOf(const char* fn, absl::Span<const Handle> handles, OperandTensor* out) {
   HandleTable::Global().ReadMany(
-      handles, [&](std::size_t i, const Object& o) { out[i] = TensorFrom(fn, o); });
+      handles, [&](std::size_t i, const Object& o) { Place(out[i], TensorFrom(fn, o)); });
 }
 
-Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out) {
+Result EmitDataOrOutput(const char* fn, at::Tensor result, Handle out) {
   if (!out.is_null()) {
     at::Tensor target = TensorOf(fn, out);
     if (result.is_complex() && !target.is_complex()) {
@@ -109,7 +123,6 @@ Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out) {
     target.resize_(result.sizes()).copy_(result);
     return Result();
   }
-  if (as_handle) return Result(Own(Object(std::move(result)), fn));
   return Result(Value(std::move(result)));
 }
 

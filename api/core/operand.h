@@ -11,6 +11,7 @@
 #define KSCOPE_API_CORE_OPERAND_H_
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -90,21 +91,30 @@ struct Resolved {
 // ("<fn>: expected tensor, given <class>" / "stale pointer"). Each tensor is referenced once.
 Resolved Resolve(const char* fn, absl::Span<const Operand* const> operands);  // Resolve(fn, {&a})
 Resolved Resolve(const char* fn, absl::Span<const Operand> operands);
-// The same into out[0..operands.size()), for a caller with room for the tensors (a fixed-size
-// call); returns whether any operand was a handle.
-bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, at::Tensor* out);
+// Room for one tensor of a call with a fixed number of operands (an array on the caller's
+// stack): ResolveInto and TensorsOf construct each tensor in it, one reference count increment,
+// with no empty tensor to assign over and release.
+using OperandTensor = std::optional<at::Tensor>;
+// The same as Resolve into out[0..operands.size()), which must be empty; returns whether any
+// operand was a handle. On an error, the slots already filled keep their tensors.
+bool ResolveInto(const char* fn, absl::Span<const Operand* const> operands, OperandTensor* out);
 
 // The tensor behind one handle; kscope::Error unless h is a live tensor.
 at::Tensor TensorOf(const char* fn, Handle h);
-// The tensors behind `handles`, looked up under one lock into out[0..handles.size()), each
-// referenced once: Resolve for callers that hold only handles, with the same errors.
-void TensorsOf(const char* fn, absl::Span<const Handle> handles, at::Tensor* out);
+// The tensors behind `handles`, looked up under one lock into out[0..handles.size()) (empty
+// slots), each referenced once: Resolve for callers that hold only handles, with the same errors.
+void TensorsOf(const char* fn, absl::Span<const Handle> handles, OperandTensor* out);
 
 // Turns a computed tensor into a Result: a new handle owned by the current scope (origin fn)
 // when as_handle, else data. With a non-null `out`, writes the values into out's tensor
 // (resized to fit, converted to its dtype) and returns nothing; a complex result and a real
 // `out` is an error ("<fn>: result is complex, output tensor is float"), out unchanged.
-Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out = Handle());
+// (Inline for the handle, every pointer call's result; the rest is EmitDataOrOutput's.)
+Result EmitDataOrOutput(const char* fn, at::Tensor result, Handle out);
+inline Result Emit(const char* fn, at::Tensor result, bool as_handle, Handle out = Handle()) {
+  if (as_handle && out.is_null()) return Result(Own(Object(std::move(result)), fn));
+  return EmitDataOrOutput(fn, std::move(result), out);
+}
 // The dispatch every computing api function shares: resolves the operands, applies
 // f(const TensorList&) -> at::Tensor, and emits the result as a handle when any
 // operand was a handle, as data otherwise, or into `out`.

@@ -4,6 +4,7 @@
 
 #include <ATen/core/Formatting.h>
 
+#include "absl/base/attributes.h"
 #include "api/core/values.h"
 #include "api/model/model_object.h"
 #include "runtime/accounting.h"
@@ -15,7 +16,7 @@
 namespace kscope {
 namespace {
 
-HandleTable& Table() { return HandleTable::Global(); }
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline HandleTable& Table() { return HandleTable::Global(); }
 
 bool IsComposite(ObjectClass c) {
   return c != ObjectClass::kTensor && c != ObjectClass::kVector && c != ObjectClass::kDictionary;

@@ -345,32 +345,32 @@ Result Run(const Function& f, absl::Span<const Arg> args, Handle out, bool in_pl
 
 Result RunDirect(const Function& f, Handle x) {
   if (f.unary == nullptr) Fail("%s: has no one-tensor direct form", f.name);
-  at::Tensor t;
+  OperandTensor t;
   TensorsOf(f.name, {x}, &t);
-  return Emit(f.name, f.unary(t), AsHandle(f, true));
+  return Emit(f.name, f.unary(*t), AsHandle(f, true));
 }
 
 Result RunDirect(const Function& f, Handle x, Handle y) {
   if (f.binary == nullptr) Fail("%s: has no two-tensor direct form", f.name);
-  at::Tensor t[2];
+  OperandTensor t[2];
   TensorsOf(f.name, {x, y}, t);
-  return Emit(f.name, f.binary(t[0], t[1]), AsHandle(f, true));
+  return Emit(f.name, f.binary(*t[0], *t[1]), AsHandle(f, true));
 }
 
 Result RunOperands(const Function& f, const Operand& x, Handle out) {
   if (f.unary == nullptr) return Run(f, {x}, out);
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
-  at::Tensor t;
+  OperandTensor t;
   const bool any_handle = ResolveInto(f.name, {&x}, &t);
-  return Emit(f.name, f.unary(t), AsHandle(f, any_handle), out);
+  return Emit(f.name, f.unary(*t), AsHandle(f, any_handle), out);
 }
 
 Result RunOperands(const Function& f, const Operand& x, const Operand& y, Handle out) {
   if (f.binary == nullptr) return Run(f, {x, y}, out);
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
-  at::Tensor t[2];
+  OperandTensor t[2];
   const bool any_handle = ResolveInto(f.name, {&x, &y}, t);
-  return Emit(f.name, f.binary(t[0], t[1]), AsHandle(f, any_handle), out);
+  return Emit(f.name, f.binary(*t[0], *t[1]), AsHandle(f, any_handle), out);
 }
 
 Result Run(const std::string& name, absl::Span<const Arg> args, Handle out, bool in_place) {

@@ -9,6 +9,7 @@
 #include <c10/core/DefaultDtype.h>
 #include <torch/csrc/autograd/function.h>
 
+#include "absl/base/attributes.h"
 #include "api/model/model_object.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
@@ -21,7 +22,7 @@
 namespace kscope {
 namespace {
 
-HandleTable& Table() { return HandleTable::Global(); }
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline HandleTable& Table() { return HandleTable::Global(); }
 
 std::string LayoutName(c10::Layout layout) {
   switch (layout) {

@@ -225,6 +225,10 @@ std::vector<LiveObject> LiveObjects() { return LiveObjects(kEveryThread); }
 std::vector<LiveObject> LiveObjects(std::uint32_t thread) {
   Registry& r = Reg();
   absl::MutexLock lock(&r.mu);
+  // A hash set keeps the capacity of its peak (erasing never shrinks it), and walking it costs
+  // its capacity: after one call that made millions of objects, every later census (one per
+  // call) would walk millions of empty slots. Shrink it once it is mostly empty.
+  if (r.live.capacity() > 1024 && r.live.size() < r.live.capacity() / 16) r.live.rehash(0);
   std::vector<LiveObject> objects;
   objects.reserve(r.live.size());
   for (K x : r.live) {
