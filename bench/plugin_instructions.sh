@@ -6,12 +6,15 @@
 # --iterations=N), counting only inside the row's benchmark function (--toggle-collect), so the
 # count per call includes the loop and the row's one-off setup spread over N calls. Rows run
 # as many at a time as the machine has CPUs (instruction counts do not depend on load).
-# Prints each row's instructions per call, then per call kscope/raw, api/raw, ktorch/raw and
-# the overhead ratio (kscope − raw) / (ktorch − raw); for calls that return a pointer also the
-# "own" ratio, the k host's pointer objects taken out of both overheads (as plugin_bench does).
+# Prints each row's instructions per call, for a plugin row also the k host's share of them
+# (bench/host_share.py: its calls into the k C ABI, ktn to r0, and what they cost in that same
+# run), then per call kscope/raw, api/raw, ktorch/raw, the overhead ratio
+# (kscope − raw) / (ktorch − raw) and the "own" ratio, each plugin's host share taken out of its
+# overhead: the k host's checked allocator costs several times q's, and its hash tables cost
+# more or less from one run to the next.
 #
 # Usage: bench/plugin_instructions.sh [BUILD] [--ktorch=PATH] [--iterations=N]
-#   BUILD: the build folder (default build); needs valgrind (Debian: valgrind).
+#   BUILD: the build folder (default build); needs valgrind (Debian: valgrind) and python3.
 #   --ktorch=PATH: the real ktorch's ktorch.so, for its column (tests/differential/README.md
 #   says how to build it; never part of this repository). N: calls per row (default 60000).
 # Takes about 10 minutes on two CPUs with ktorch's column.
@@ -26,6 +29,7 @@ for arg in "$@"; do
     *) build=$arg ;;
   esac
 done
+here=$(cd "$(dirname "$0")" && pwd)
 bench=$build/bench/plugin_bench
 [ -x "$bench" ] || { echo "plugin_instructions.sh: no $bench (cmake --build $build --target plugin_bench)" >&2; exit 2; }
 command -v valgrind > /dev/null || { echo "plugin_instructions.sh: needs valgrind" >&2; exit 2; }
@@ -60,18 +64,14 @@ for call in "${calls[@]}"; do
   for way in "${plugins[@]}"; do rows+=("$call/$way"); done
   if [ "$call" != mapped ]; then rows+=("$call/api" "$call/raw"); fi
 done
-rows+=("k host/pointer objects")
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-count() {  # count ROW FILE: writes ROW's instructions per call to FILE.count
+count() {  # count ROW FILE: writes ROW's instructions per call to FILE.count, a plugin's
+  # host share (instructions and calls per call) to FILE.host
   local row=$1 file=$2 fn filter
-  if [ "$row" = "k host/pointer objects" ]; then
-    fn=HostPointerObjects
-  else
-    fn=$(function_of "${row%/*}" "${row##*/}")
-  fi
+  fn=$(function_of "${row%/*}" "${row##*/}")
   # Google Benchmark's regular expression ('+' as any character); a row of fixed iterations is
   # named ROW/iterations:N.
   filter="^${row//+/.}/iterations:"
@@ -85,6 +85,11 @@ count() {  # count ROW FILE: writes ROW's instructions per call to FILE.count
     return 1
   fi
   echo "$(( (total + iterations / 2) / iterations ))" > "$file.count"
+  case ${row##*/} in
+    kscope | ktorch)
+      python3 "$here/host_share.py" "$here/../q/convert/k_abi.h" "$file.cg" |
+        awk -v n="$iterations" '{ printf "%d %.2f\n", $1 / n + 0.5, $2 / n }' > "$file.host" ;;
+  esac
 }
 
 jobs=$(nproc)
@@ -93,16 +98,20 @@ for i in "${!rows[@]}"; do
   count "${rows[$i]}" "$out/$i" &
 done
 wait
-declare -A per_call
+declare -A per_call host host_calls
 for i in "${!rows[@]}"; do
   [ -e "$out/$i.count" ] || { echo "plugin_instructions.sh: no count for ${rows[$i]}" >&2; exit 1; }
   per_call[${rows[$i]}]=$(cat "$out/$i.count")
+  if [ -e "$out/$i.host" ]; then read -r "host[${rows[$i]}]" "host_calls[${rows[$i]}]" < "$out/$i.host"; fi
 done
 
 echo "plugin_bench, instructions per call (callgrind, $iterations calls per row, $(date -u +%F)):"
-for row in "${rows[@]}"; do printf '  %-28s %8d\n' "$row" "${per_call[$row]}"; done
-host=${per_call["k host/pointer objects"]}
-echo "ratios (own: the k host's $host instructions per pointer taken out of both overheads):"
+for row in "${rows[@]}"; do
+  line=$(printf '  %-28s %8d' "$row" "${per_call[$row]}")
+  [ -n "${host[$row]:-}" ] && line+=$(printf '   k host %5d in %s calls' "${host[$row]}" "${host_calls[$row]}")
+  echo "$line"
+done
+echo "ratios (own: each plugin's k host share taken out of its overhead):"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 for call in "${calls[@]}"; do
   [ "$call" = mapped ] && continue
@@ -111,10 +120,10 @@ for call in "${calls[@]}"; do
   if [ -n "$ktorch" ]; then
     kt=${per_call[$call/ktorch]}
     line+=", ktorch/raw $(ratio "$kt" "$raw"), overhead kscope/ktorch $(ratio $((kscope - raw)) $((kt - raw)))"
-    case $call in
-      tensor+free | *handles+free)
-        line+=", own $(ratio $((kscope - raw - host)) $((kt - raw - host)))" ;;
-    esac
+    line+=", own $(ratio $((kscope - ${host[$call/kscope]} - raw)) $((kt - ${host[$call/ktorch]} - raw)))"
   fi
   echo "$line"
 done
+if [ -n "$ktorch" ]; then  # mapped has no raw row: the plugins' own instructions side by side
+  echo "  mapped: own kscope $((per_call[mapped/kscope] - host[mapped/kscope])), ktorch $((per_call[mapped/ktorch] - host[mapped/ktorch]))"
+fi
