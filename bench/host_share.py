@@ -6,9 +6,10 @@ Usage: bench/host_share.py K_ABI_HEADER CALLGRIND_OUT
 Prints two numbers: the instructions counted in every call made from outside the k host into
 one of the functions K_ABI_HEADER declares in its extern "C" block (ktn, knk, kj, r0, ...), each
 call's inclusive cost once (calls between those functions, r0 freeing a list's items, are inside
-an outer call and are not counted again), and the number of those calls. For bench/plugin_instructions.sh: a plugin row's own
-instructions are its total less this share, measured in the same run, so the k host's checked
-allocator (whose hash tables cost more or less from run to run) drops out exactly.
+an outer call and are not counted again), and the number of those calls. For
+bench/plugin_instructions.sh: a plugin row's own instructions are its total less this share,
+measured in the same run, so the k host's checked allocator (whose hash tables cost more or
+less from run to run) drops out exactly.
 """
 import re
 import sys

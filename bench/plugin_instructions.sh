@@ -17,7 +17,7 @@
 #   BUILD: the build folder (default build); needs valgrind (Debian: valgrind) and python3.
 #   --ktorch=PATH: the real ktorch's ktorch.so, for its column (tests/differential/README.md
 #   says how to build it; never part of this repository). N: calls per row (default 60000).
-# Takes about 10 minutes on two CPUs with ktorch's column.
+# Takes about 32 minutes on two CPUs with ktorch's column.
 set -euo pipefail
 
 build=build ktorch="" iterations=60000

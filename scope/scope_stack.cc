@@ -33,20 +33,26 @@ thread_local const ThreadStack* current_stack = nullptr;
 // handles are released (with a warning). The main thread's stack is destroyed only at process
 // exit, when CUDA may already be gone: its handles are deliberately left alive then.
 struct ThreadStack {
-  std::vector<ScopeId> open;
+  std::vector<ScopeId> open;  // read anywhere; changed only through Push and Pop
 
   ThreadStack() { current_stack = this; }
+  // Open and close the innermost scope, keeping scopes_open in step with every stack.
+  void Push(ScopeId id) {
+    open.push_back(id);
+    scopes_open.fetch_add(1, std::memory_order_relaxed);
+  }
+  ScopeId Pop() {
+    const ScopeId id = open.back();
+    open.pop_back();
+    scopes_open.fetch_sub(1, std::memory_order_relaxed);
+    return id;
+  }
   ~ThreadStack() {
     current_stack = nullptr;
     if (open.empty() || IsMainThread()) return;
     std::fprintf(stderr, "kscope: thread exited with %zu scope(s) open; releasing their handles\n",
                  open.size());
-    while (!open.empty()) {
-      ScopeId id = open.back();
-      open.pop_back();
-      scopes_open.fetch_sub(1, std::memory_order_relaxed);
-      HandleTable::Global().ReleaseOwned(id);
-    }
+    while (!open.empty()) HandleTable::Global().ReleaseOwned(Pop());
   }
 };
 
@@ -83,8 +89,7 @@ Placement PlaceNew(const char* origin) {
 
 ScopeId OpenScope() {
   ScopeId id = next_scope_id.fetch_add(1, std::memory_order_relaxed);
-  Stack().open.push_back(id);
-  scopes_open.fetch_add(1, std::memory_order_relaxed);
+  Stack().Push(id);
   return id;
 }
 
@@ -104,11 +109,11 @@ void ValidateHandOff(ScopeId id, Handle h) {
 }
 
 void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept {
-  std::vector<ScopeId>& open = Stack().open;
+  ThreadStack& stack = Stack();
+  const std::vector<ScopeId>& open = stack.open;
   if (DepthOf(open, id) <= 0) return;
   while (open.back() != id) CloseScopeNoThrow(open.back(), {});  // left open inside `id`
-  open.pop_back();
-  scopes_open.fetch_sub(1, std::memory_order_relaxed);
+  stack.Pop();
   const ScopeId parent = open.empty() ? kRootScope : open.back();
   const int parent_depth = static_cast<int>(open.size());
   HandleTable& table = HandleTable::Global();
