@@ -120,6 +120,58 @@ TEST_F(PluginMathCatalogueTest, TwoInputsNumbersAlphaAndPointersBesideData) {
   Call("free", List({p.share(), r.share()}));
 }
 
+TEST_F(PluginMathCatalogueTest, TwoArraysGiveWhatTwoPointersGive) {
+  // f(x;y) on two k arrays skips the parse on a function with a binary direct form (add, mm),
+  // as f(p;q) does: the same values and the same errors as the pointers' call, for those and
+  // for the functions that go through the parse.
+  struct Case {
+    const char* name;
+    const char* x;
+    const char* y;
+  };
+  const auto each_way = [&](const Case& c, const auto& check) {
+    KRef p = Call("tensor", c.x);
+    KRef q = Call("tensor", c.y);
+    const KRef pointers = List({p.share(), q.share()});
+    check(List({Q(c.x).share(), Q(c.y).share()}), pointers);
+    Call("free", pointers);
+  };
+  const Case values[] = {
+      {"add", "1 2 3e", "4 5 6e"},
+      {"mul", "(1 2e;3 4e)", "(5 6e;7 8e)"},
+      {"atan2", "1 2f", "3 4f"},
+      {"maximum", "1 5 3", "4 2 6"},
+      {"mm", "(1 2e;3 4e)", "(5 6e;7 8e)"},
+      {"matmul", "(1 2f;3 4f)", "5 6f"},
+      {"outer", "1 2e", "3 4 5e"},
+      {"dot", "1 2 3", "4 5 6"},
+      {"eq", "1 2 3", "1 0 3"},
+      {"xor", "101b", "110b"},
+  };
+  for (const Case& c : values) {
+    each_way(c, [&](const KRef& data, const KRef& pointers) {
+      KRef r = Call(c.name, pointers);
+      EXPECT_EQ(S1(Call(c.name, data)), S1(Call("tensor", r))) << c.name;
+      Call("free", r);
+    });
+  }
+  for (const Case& c : {Case{"mm", "1 2 3e", "(1 2e;3 4e)"}, Case{"add", "1 2 3e", "1 2e"}}) {
+    each_way(c, [&](const KRef& data, const KRef& pointers) {
+      const std::string error = Error(c.name, pointers);  // libtorch's message, as ktorch gives it
+      EXPECT_FALSE(error.empty()) << c.name;
+      EXPECT_EQ(Error(c.name, data), error);
+    });
+  }
+  EXPECT_THAT(Error("mm", "((1 2e;3 4 5e);(1 2e;3 4e))"),
+              HasSubstr("mm: general list items differ in type or shape"));
+  EXPECT_THAT(Error("mm", "(();(1 2e;3 4e))"),
+              HasSubstr("mm: unable to convert general list to a tensor"));
+  KRef timestamps(kabi::ktn(kabi::kTimestamp, 2));
+  std::fill_n(kabi::Longs(timestamps.get()), 2, 0);
+  EXPECT_THAT(Error("add", List({timestamps.share(), Q("1 2").share()})),
+              HasSubstr("add: unable to convert timestamp list to a tensor"));
+}
+
 TEST_F(PluginMathCatalogueTest, OtherPointwiseAndPlaceholders) {
   EXPECT_EQ(S1(Call("clamp", "(1 2 3 4;2;3)")), "2 2 3 3");
   EXPECT_EQ(S1(Call("clamp", "(1 2 3 4;::;3)")), "1 2 3 3");

@@ -360,6 +360,7 @@ Result RunDirect(const Function& f, Handle x, Handle y) {
 Result RunOperands(const Function& f, const Operand& x, Handle out) {
   if (f.unary == nullptr) return Run(f, {x}, out);
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
+  if (!x.is_handle()) return Emit(f.name, f.unary(x.data()), AsHandle(f, false), out);  // no lookup
   OperandTensor t;
   const bool any_handle = ResolveInto(f.name, {&x}, &t);
   return Emit(f.name, f.unary(*t), AsHandle(f, any_handle), out);
@@ -368,6 +369,8 @@ Result RunOperands(const Function& f, const Operand& x, Handle out) {
 Result RunOperands(const Function& f, const Operand& x, const Operand& y, Handle out) {
   if (f.binary == nullptr) return Run(f, {x, y}, out);
   if (!out.is_null() && !f.writes_output) Fail("%s: has no output form", f.name);
+  if (!x.is_handle() && !y.is_handle())  // data only: nothing to look up
+    return Emit(f.name, f.binary(x.data(), y.data()), AsHandle(f, false), out);
   OperandTensor t[2];
   const bool any_handle = ResolveInto(f.name, {&x, &y}, t);
   return Emit(f.name, f.binary(*t[0], *t[1]), AsHandle(f, any_handle), out);

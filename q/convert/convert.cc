@@ -3,11 +3,12 @@
 #include <array>
 #include <cstring>
 
-#include <ATen/ops/empty.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/view_as_real.h>
 #include <c10/core/ScalarType.h>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "api/core/pointer.h"
 #include "api/core/values.h"
@@ -19,34 +20,42 @@ namespace {
 
 using kabi::Items;
 
-struct TypeMap {
-  signed char k;
-  c10::ScalarType torch;
-};
-constexpr std::array<TypeMap, 8> kTypes = {{
-    {kabi::kBoolean, c10::ScalarType::Bool},
-    {kabi::kByte, c10::ScalarType::Byte},
-    {kabi::kShort, c10::ScalarType::Short},
-    {kabi::kInt, c10::ScalarType::Int},
-    {kabi::kLong, c10::ScalarType::Long},
-    {kabi::kReal, c10::ScalarType::Float},
-    {kabi::kFloat, c10::ScalarType::Double},
-    {kabi::kChar, c10::ScalarType::Char},
-}};
-
+// k's basic types and the tensor types they convert to, both ways (a switch each: a table
+// lookup per conversion).
 std::optional<c10::ScalarType> TorchType(signed char k) {
-  for (const auto& m : kTypes) {
-    if (m.k == k) return m.torch;
+  switch (k) {
+    case kabi::kBoolean: return c10::ScalarType::Bool;
+    case kabi::kByte: return c10::ScalarType::Byte;
+    case kabi::kShort: return c10::ScalarType::Short;
+    case kabi::kInt: return c10::ScalarType::Int;
+    case kabi::kLong: return c10::ScalarType::Long;
+    case kabi::kReal: return c10::ScalarType::Float;
+    case kabi::kFloat: return c10::ScalarType::Double;
+    case kabi::kChar: return c10::ScalarType::Char;
+    default: return std::nullopt;
   }
-  return std::nullopt;
 }
+
+// The k type a tensor of `t` reads as in place, or 0.
+signed char DirectKType(c10::ScalarType t) {
+  switch (t) {
+    case c10::ScalarType::Bool: return kabi::kBoolean;
+    case c10::ScalarType::Byte: return kabi::kByte;
+    case c10::ScalarType::Short: return kabi::kShort;
+    case c10::ScalarType::Int: return kabi::kInt;
+    case c10::ScalarType::Long: return kabi::kLong;
+    case c10::ScalarType::Float: return kabi::kReal;
+    case c10::ScalarType::Double: return kabi::kFloat;
+    case c10::ScalarType::Char: return kabi::kChar;
+    default: return 0;
+  }
+}
+bool IsKType(c10::ScalarType t) { return DirectKType(t) != 0; }
 
 // The k type a (real) tensor of `t` converts to; half and bfloat16 come back as real.
 signed char KType(c10::ScalarType t) {
   if (t == c10::ScalarType::Half || t == c10::ScalarType::BFloat16) return kabi::kReal;
-  for (const auto& m : kTypes) {
-    if (m.torch == t) return m.k;
-  }
+  if (const signed char k = DirectKType(t)) return k;
   Fail("tensor: no k type for %s tensors", c10::toString(t));
 }
 
@@ -110,16 +119,24 @@ K Symbols(const std::vector<std::string>& names) {
 namespace {
 
 // The dtype of a simple k value (an atom or a vector of a basic type); error otherwise.
-c10::TensorOptions SimpleOptions(const char* fn, K x) {
+inline c10::ScalarType SimpleType(const char* fn, K x) {
   const auto type = TorchType(static_cast<signed char>(x->t < 0 ? -x->t : x->t));
   if (!type) Fail("%s: unable to convert %s to a tensor", fn, KName(x));
-  return c10::TensorOptions().dtype(*type);
+  return *type;
 }
 
-// Where a simple k value's items are, and its shape.
+// Where a simple k value's items are.
 void* SimpleData(K x) { return x->t < 0 ? static_cast<void*>(&x->g) : kabi::Payload(x); }
-std::vector<std::int64_t> SimpleShape(K x) {
-  return x->t < 0 ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{x->n};
+
+// A k value's tensor shape, kept inline (no heap allocation per conversion) up to 8 dimensions.
+using Shape = absl::InlinedVector<std::int64_t, 8>;
+Shape SimpleShape(K x) { return x->t < 0 ? Shape{} : Shape{x->n}; }
+at::IntArrayRef Sizes(const Shape& shape) { return at::IntArrayRef(shape.data(), shape.size()); }
+
+// A new CPU tensor of `shape` and `type`, its memory unset. Straight to the CPU allocation
+// at::empty's kernel makes, without the dispatcher's trip (a third of a small conversion's cost).
+at::Tensor EmptyCpu(const Shape& shape, c10::ScalarType type) {
+  return at::detail::empty_cpu(Sizes(shape), type);
 }
 
 }  // namespace
@@ -127,10 +144,11 @@ std::vector<std::int64_t> SimpleShape(K x) {
 namespace {
 
 // A rectangular nesting of general lists whose leaves are simple values of one type: its
-// shape (lists' counts, then the leaves' own shape) and the leaves' k type.
+// shape (lists' counts, then the leaves' own shape) and its first leaf, whose type and count
+// every other leaf must have.
 struct Nesting {
-  std::vector<std::int64_t> shape;
-  signed char leaf_type = 0;
+  Shape shape;
+  K first_leaf = nullptr;
   std::size_t leaf_depth = 0;  // how many list levels lie above the leaves
 };
 
@@ -147,23 +165,28 @@ Nesting NestingOf(const char* fn, K x) {
     ++n.leaf_depth;
     x = Items(x)[0];
   }
-  n.leaf_type = x->t;
+  n.first_leaf = x;
   if (x->t > 0) n.shape.push_back(x->n);
   return n;
 }
 
-// Copies the leaves of x (at list level `depth`) to *out in row-major order.
-void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::size_t item_size,
+// Copies the leaves under list x (list level `depth` of n) to *out in row-major order, each
+// leaf `leaf_bytes` long; Ragged for an item that breaks the nesting.
+void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::size_t leaf_bytes,
                 char** out) {
-  if (depth == n.leaf_depth) {
-    if (x->t != n.leaf_type || (x->t > 0 && x->n != n.shape.back())) Ragged(fn);
-    const std::size_t bytes = (x->t < 0 ? 1 : x->n) * item_size;
-    if (bytes > 0) std::memcpy(*out, SimpleData(x), bytes);  // an empty tensor has no data pointer
-    *out += bytes;
+  if (x->t != kabi::kMixed || IsPointer(x) || x->n != n.shape[depth]) Ragged(fn);
+  K* items = Items(x);
+  if (depth + 1 < n.leaf_depth) {
+    for (long long i = 0; i < x->n; ++i) CopyLeaves(fn, items[i], n, depth + 1, leaf_bytes, out);
     return;
   }
-  if (x->t != kabi::kMixed || IsPointer(x) || x->n != n.shape[depth]) Ragged(fn);
-  for (long long i = 0; i < x->n; ++i) CopyLeaves(fn, Items(x)[i], n, depth + 1, item_size, out);
+  const signed char type = n.first_leaf->t;
+  for (long long i = 0; i < x->n; ++i) {
+    K leaf = items[i];
+    if (leaf->t != type || (type > 0 && leaf->n != n.first_leaf->n)) Ragged(fn);
+    if (leaf_bytes > 0) std::memcpy(*out, SimpleData(leaf), leaf_bytes);  // empty: no data
+    *out += leaf_bytes;
+  }
 }
 
 }  // namespace
@@ -171,20 +194,21 @@ void CopyLeaves(const char* fn, K x, const Nesting& n, std::size_t depth, std::s
 at::Tensor TensorViewOfK(const char* fn, K x) {
   if (x == nullptr) Fail("%s: expecting k array, given null", fn);
   if (x->t != kabi::kMixed)
-    return at::from_blob(SimpleData(x), SimpleShape(x), SimpleOptions(fn, x));
+    return at::from_blob(SimpleData(x), Sizes(SimpleShape(x)),
+                         c10::TensorOptions().dtype(SimpleType(fn, x)));
   // A nesting of lists: copied at once into one tensor of its shape.
   const Nesting n = NestingOf(fn, x);
-  K leaf = x;
-  for (std::size_t d = 0; d < n.leaf_depth; ++d) leaf = Items(leaf)[0];
-  at::Tensor out = at::empty(n.shape, SimpleOptions(fn, leaf));
+  const c10::ScalarType type = SimpleType(fn, n.first_leaf);
+  at::Tensor out = EmptyCpu(n.shape, type);
+  const std::size_t leaf_items = n.first_leaf->t < 0 ? 1 : n.first_leaf->n;
   char* cursor = static_cast<char*>(out.data_ptr());
-  CopyLeaves(fn, x, n, 0, out.element_size(), &cursor);
+  CopyLeaves(fn, x, n, 0, leaf_items * c10::elementSize(type), &cursor);
   return out;
 }
 
 at::Tensor TensorFromK(const char* fn, K x) {
   if (x == nullptr || x->t == kabi::kMixed) return TensorViewOfK(fn, x);  // stacked: new memory
-  at::Tensor out = at::empty(SimpleShape(x), SimpleOptions(fn, x));
+  at::Tensor out = EmptyCpu(SimpleShape(x), SimpleType(fn, x));
   if (out.numel() > 0) std::memcpy(out.data_ptr(), SimpleData(x), out.numel() * out.element_size());
   return out;
 }
@@ -207,24 +231,8 @@ K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed cha
   return x;
 }
 
-}  // namespace
-
-K KFromTensor(const at::Tensor& tensor) { return KFromTensorComplexFirst(tensor, ComplexFirst()); }
-
-K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
-  if (!tensor.defined()) return Null();
-  // Only the values are read (copied into k below), so no detach or clone: a CPU, contiguous
-  // tensor of a k type is read in place.
-  at::Tensor t = tensor;
-  if (t.is_complex()) {
-    t = at::view_as_real(t.resolve_conj());
-    if (complex_first) t = t.movedim(-1, 0);
-  }
-  const signed char type = KType(t.scalar_type());
-  if (!t.device().is_cpu()) t = t.to(c10::kCPU);
-  if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float)
-    t = t.to(c10::ScalarType::Float);
-  if (!t.is_contiguous()) t = t.contiguous();
+// A CPU, contiguous tensor of k type `type`'s values as k: an atom, a vector, nested lists.
+K KFromContiguous(const at::Tensor& t, signed char type) {
   if (t.dim() == 0) {
     K x = kabi::ka(-type);
     std::memcpy(&x->g, t.data_ptr(), t.element_size());
@@ -236,6 +244,30 @@ K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
     return x;
   }
   return NestedLists(static_cast<const char*>(t.data_ptr()), t.sizes(), 0, type, t.element_size());
+}
+
+}  // namespace
+
+K KFromTensor(const at::Tensor& tensor) { return KFromTensorComplexFirst(tensor, ComplexFirst()); }
+
+K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
+  if (!tensor.defined()) return Null();
+  // Only the values are read (copied into k), so no detach or clone: a CPU, contiguous tensor
+  // of a k type (a result's usual form) is read in place.
+  const c10::ScalarType scalar_type = tensor.scalar_type();
+  if (IsKType(scalar_type) && tensor.device().is_cpu() && tensor.is_contiguous())
+    return KFromContiguous(tensor, KType(scalar_type));
+  at::Tensor t = tensor;
+  if (t.is_complex()) {
+    t = at::view_as_real(t.resolve_conj());
+    if (complex_first) t = t.movedim(-1, 0);
+  }
+  const signed char type = KType(t.scalar_type());
+  if (!t.device().is_cpu()) t = t.to(c10::kCPU);
+  if (type == kabi::kReal && t.scalar_type() != c10::ScalarType::Float)
+    t = t.to(c10::ScalarType::Float);
+  if (!t.is_contiguous()) t = t.contiguous();
+  return KFromContiguous(t, type);
 }
 
 K KFromValue(const Value& v) {

@@ -12,7 +12,8 @@
 // `Abs(1 2;3 4)`) is the one tensor of a function with a single required tensor parameter;
 // otherwise it is an argument list (`amin((1 5 3;4 2 6);0 1)`). k data is read in
 // place unless a pointer is among the items (then copied, as the result's graph may keep it).
-// `f p` and `f(p;q)` on a function with a direct form skip the parse (math::RunDirect).
+// `f p`, `f(p;q)` and `f(x;y)` on two k arrays, on a function with a direct form, skip the parse
+// (math::RunDirect, math::RunOperands).
 #include <array>
 #include <optional>
 #include <utility>
@@ -191,14 +192,33 @@ bool IsPointerPair(K x) {
          IsPointer(kabi::Items(x)[1]);
 }
 
+// k data the parse reads as one tensor argument: a list of a basic type or a general list that
+// is not a pointer (its nesting checked by the conversion). Not an atom: a number atom is a
+// Scalar where the parameter takes one.
+bool IsArray(K x) {
+  return (x->t > 0 && x->t < 20 && x->t != kabi::kSymbol) ||
+         (x->t == kabi::kMixed && !IsPointer(x));
+}
+
+bool IsArrayPair(K x) {
+  return x != nullptr && x->t == kabi::kMixed && x->n == 2 && IsArray(kabi::Items(x)[0]) &&
+         IsArray(kabi::Items(x)[1]);
+}
+
 K RunFunction(const math::Function& f, K x) {
   return Guard([&] {
-    // f p and f(p;q) on a function with a direct form go straight to it: the parse below would
-    // give the same arguments (a direct form's first parameters are tensors).
+    // f p, f(p;q) and f(x;y) on two k arrays, on a function with a direct form, go straight to
+    // it: the parse below would give the same arguments (a direct form's first parameters are
+    // tensors, the two of a binary one both required), read in the same order.
     if (f.unary != nullptr && IsPointer(x)) return KFromResult(math::RunDirect(f, HandleOf(x)));
     if (f.binary != nullptr && IsPointerPair(x)) {
       return KFromResult(
           math::RunDirect(f, HandleOf(kabi::Items(x)[0]), HandleOf(kabi::Items(x)[1])));
+    }
+    if (f.binary != nullptr && IsArrayPair(x)) {
+      const Operand first = InputFromK(f.name, kabi::Items(x)[0]);
+      const Operand second = InputFromK(f.name, kabi::Items(x)[1]);
+      return KFromResult(math::RunOperands(f, first, second, Handle()));
     }
     const Args a(f.name, x);
     const std::vector<math::Parameter>& params = math::Parameters(f);
