@@ -51,6 +51,16 @@ class InEdges {
     return last - first;
   }
 
+  // Calls f(x, slots) for every object held in more than one slot: one pass over the runs.
+  template <typename F>
+  void ForEachShared(F f) const {
+    for (auto run = held_.begin(); run != held_.end();) {
+      const auto end = std::find_if(run, held_.end(), [&](K y) { return y != *run; });
+      if (end - run > 1) f(*run, end - run);
+      run = end;
+    }
+  }
+
  private:
   std::vector<K> held_;
 };
@@ -62,23 +72,26 @@ std::string Describe(K x) {
   return text;
 }
 
-void CheckOverOwnership(const std::vector<internal::LiveObject>& live, const InEdges& edges,
-                        absl::string_view name) {
+// Over-ownership among the calling thread's objects: one held in more slots than r + 1 allows.
+// (Only an object in two slots or more can be: r is never negative on a live object.)
+void CheckOverOwnership(const InEdges& edges, absl::string_view name) {
   OverOwnedLog& log = OverOwned();
-  for (const internal::LiveObject& o : live) {
-    const std::int64_t slots = edges.Of(o.object);
-    if (slots <= o.object->r + 1) continue;
+  const std::uint32_t thread = internal::ThreadIndex();
+  edges.ForEachShared([&](K x, std::int64_t slots) {
+    const internal::Status status = internal::Lookup(x);  // reads x only if it is live
+    if (status.kind != internal::Kind::kLive || status.thread != thread) return;
+    if (slots <= x->r + 1) return;
     {
       absl::MutexLock lock(&log.mu);
-      if (!log.reported.insert(o.serial).second) continue;
+      if (!log.reported.insert(status.serial).second) return;
     }
     Emit(Check::kOverOwnership,
          absl::StrFormat(
              "after %s: object #%d (type %d) sits in %d container slots with r=%d (a reference "
              "handed over twice without r1)",
-             name, o.serial, o.object->t, slots, o.object->r),
-         o.serial, o.object->t);
-  }
+             name, status.serial, x->t, slots, x->r),
+         status.serial, x->t);
+  });
 }
 
 // Objects allocated after `since` that are alive, held by no live container and not `except`:
@@ -109,7 +122,7 @@ void SweepAfterCall(std::uint64_t since, K result, absl::string_view name) {
                          name, o.serial, o.object->t, Describe(o.object)),
          o.serial, o.object->t);
   }
-  CheckOverOwnership(live, edges, name);
+  CheckOverOwnership(edges, name);
 }
 
 }  // namespace internal
