@@ -12,7 +12,9 @@
 //   - raw:     libtorch alone.
 // The calls, on 3-element float vectors (mm: 2x2 float matrices):
 //   - tensor+free        p:tensor 1 2 3e; free p  | kscope::free(kscope::tensor(values)) |
-//                        at::empty + memcpy (as both plugins make it), dropped;
+//                        at::detail::empty_cpu + memcpy, dropped (libtorch's CPU allocation
+//                        without the dispatcher's trip, as kscope's plugin makes it; ktorch
+//                        goes through at::empty);
 //   - add handles+free   r:add(a;b); free r, (a;b) built once | free(add(a, b)) | at::add;
 //   - add data           add(1 2 3e;4 5 6e): k data in, a k vector out | add(x, y) on
 //                        at::Tensors | at::add;
@@ -43,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/empty.h>
@@ -131,8 +134,10 @@ void ApiOnData(benchmark::State& state, const BinaryOp& op) {
 const std::vector<float> kValues = {1, 2, 3};
 
 void RawTensor(benchmark::State& state) {
+  static constexpr float kFloats[] = {1, 2, 3};
   for (auto _ : state) {
-    at::Tensor t = Floats({3}, 0);
+    at::Tensor t = at::detail::empty_cpu({3}, at::kFloat);
+    std::memcpy(t.data_ptr(), kFloats, sizeof kFloats);
     benchmark::DoNotOptimize(t);
   }
 }

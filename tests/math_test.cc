@@ -82,7 +82,7 @@ TEST_F(MathTest, ReductionsMatchLibtorch) {
   ExpectSame(kscope::sum(x, 0), sum(h, 0), x.sum(0));
   ExpectSame(kscope::std_(x), std_(h), at::std(x));
   ExpectSame(kscope::std_(x, 1, false), std_(h, 1, false), at::std(x, {1}, false));
-  ExpectSame(kscope::var(x, 0), var(h, 0), at::var(x, {0}));
+  ExpectSame(kscope::var(x, 0), var(h, 0), at::var(x, at::IntArrayRef{0}));
   ExpectSame(kscope::max(x), max(h), x.max());
   ExpectSame(kscope::min(x), min(h), x.min());
   ExpectSame(kscope::argmax(x, 1), argmax(h, 1), x.argmax(1));

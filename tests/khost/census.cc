@@ -45,11 +45,8 @@ class InEdges {
     std::sort(held_.begin(), held_.end());
   }
 
-  // Container slots holding x.
-  std::int64_t Of(K x) const {
-    const auto [first, last] = std::equal_range(held_.begin(), held_.end(), x);
-    return last - first;
-  }
+  // Whether a container slot holds x.
+  bool Holds(K x) const { return std::binary_search(held_.begin(), held_.end(), x); }
 
   // Calls f(x, slots) for every object held in more than one slot: one pass over the runs.
   template <typename F>
@@ -100,7 +97,7 @@ std::vector<internal::LiveObject> Orphans(const std::vector<internal::LiveObject
                                           const InEdges& edges, std::uint64_t since, K except) {
   std::vector<internal::LiveObject> orphans;
   for (const internal::LiveObject& o : live) {
-    if (o.serial > since && o.object != except && edges.Of(o.object) == 0) orphans.push_back(o);
+    if (o.serial > since && o.object != except && !edges.Holds(o.object)) orphans.push_back(o);
   }
   return orphans;
 }
