@@ -8,6 +8,7 @@
 #include "api/core/move.h"
 #include "api/model/model_object.h"
 #include "api/tensor/storage_edit.h"
+#include "runtime/handle_table.h"
 #include "tests/error_text.h"
 #include "tests/optimizer_test_util.h"
 #include "tests/test_fixture.h"
@@ -223,6 +224,13 @@ TEST_F(ManipulationTest, ReshapeAndExpandBySizesOrExample) {
   EXPECT_TRUE(Same(Live(expand(h, {4, 3})), row.expand({4, 3})));
   EXPECT_TRUE(Same(Live(expand_as(h, tensor(at::zeros({5, 3})))), row.expand({5, 3})));
   EXPECT_THAT(ErrorOf([&] { expand(h, {2, 2}); }), HasSubstr("must match the existing size"));
+  // libtorch itself gives an empty tensor sizes [-3, 0] here.
+  const std::string negative =
+      "expand: size -3 at dimension 0; expects a size >= 0, or -1 to keep the input's size";
+  EXPECT_EQ(ErrorOf([&] { kscope::expand(at::zeros({0}), {-3, 0}); }), negative);
+  const std::size_t before = HandleTable::Global().size();
+  EXPECT_EQ(ErrorOf([&] { expand(tensor(at::zeros({})), {-3, 0}); }), negative);
+  EXPECT_EQ(HandleTable::Global().size(), before + 1);  // the input's handle, no result
 }
 
 TEST_F(ManipulationTest, InPlaceTransposeSqueezeUnsqueeze) {

@@ -223,6 +223,8 @@ TEST_F(PluginManipulationTest, ReshapeViewExpandPermuteNarrowIndex) {
   EXPECT_EQ(Error("reshape", List({t.share(), Q("4 4").share()})),
             "shape '[4, 4]' is invalid for input of size 6");
   EXPECT_EQ(Error("expand", "(1 2 3;`a)"), "expand: arg[1] expected long, given symbol scalar");
+  EXPECT_EQ(Error("expand", List({kabi::ktn(kabi::kReal, 0), Q("-3 0").share()})),
+            "expand: size -3 at dimension 0; expects a size >= 0, or -1 to keep the input's size");
   EXPECT_EQ(Error("reshape", List({t.share()})), "reshape: unrecognized arg(s) - general list");
   EXPECT_EQ(Values(t), "1 2 3 4 5 6e");
   Call("free", List({t.share(), e.share(), r.share(), rk.share(), row.share(), x.share(),

@@ -11,6 +11,7 @@
 #include <ATen/ops/transpose.h>
 #include <ATen/ops/unsqueeze.h>
 
+#include "runtime/errors.h"
 #include "runtime/handle_table.h"
 
 namespace kscope {
@@ -50,6 +51,13 @@ Result reshape_as(const Operand& x, const Operand& example) {
 }
 
 Result expand(const Operand& x, const Shape& size) {
+  // libtorch accepts a negative size in a new leading dimension when the result has no elements
+  // (zeros 0 expanded to -3 0 gives sizes [-3, 0]); such a tensor breaks whatever reads it.
+  for (std::size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < -1)
+      Fail("expand: size %d at dimension %d; expects a size >= 0, or -1 to keep the input's size",
+           size[d], d);
+  }
   return Compute("expand", {&x}, Handle(), [&](const Tensors& t) { return t[0].expand(size); });
 }
 

@@ -20,7 +20,7 @@ namespace kscope {
 Result view(const Operand& x, const Shape& size);
 Result reshape(const Operand& x, const Shape& size);
 Result reshape_as(const Operand& x, const Operand& example);
-// A view of x broadcast to `size` (-1 keeps a dim), or to the example's size.
+// A view of x broadcast to `size` (-1 keeps a dim, below -1 fails), or to the example's size.
 Result expand(const Operand& x, const Shape& size);
 Result expand_as(const Operand& x, const Operand& example);
 Result transpose(const Operand& x, std::int64_t dim0 = 0, std::int64_t dim1 = 1);
