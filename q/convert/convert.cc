@@ -10,6 +10,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/core/pointer.h"
 #include "api/core/values.h"
 #include "q/env/settings.h"
@@ -20,37 +21,31 @@ namespace {
 
 using kabi::Items;
 
-// k's basic types and the tensor types they convert to, both ways (a switch each: a table
-// lookup per conversion).
-std::optional<c10::ScalarType> TorchType(signed char k) {
-  switch (k) {
-    case kabi::kBoolean: return c10::ScalarType::Bool;
-    case kabi::kByte: return c10::ScalarType::Byte;
-    case kabi::kShort: return c10::ScalarType::Short;
-    case kabi::kInt: return c10::ScalarType::Int;
-    case kabi::kLong: return c10::ScalarType::Long;
-    case kabi::kReal: return c10::ScalarType::Float;
-    case kabi::kFloat: return c10::ScalarType::Double;
-    case kabi::kChar: return c10::ScalarType::Char;
-    default: return std::nullopt;
+// k's basic types and the tensor types they convert to, both ways: the pairing once, indexed by
+// k type (Undefined: no tensor type), and its reverse built from it at compile time.
+constexpr std::array<c10::ScalarType, kabi::kChar + 1> kTorchTypes = {
+    c10::ScalarType::Undefined, c10::ScalarType::Bool, c10::ScalarType::Undefined,
+    c10::ScalarType::Undefined, c10::ScalarType::Byte, c10::ScalarType::Short,
+    c10::ScalarType::Int,       c10::ScalarType::Long, c10::ScalarType::Float,
+    c10::ScalarType::Double,    c10::ScalarType::Char};
+constexpr auto kKTypes = [] {
+  std::array<signed char, static_cast<std::size_t>(c10::ScalarType::NumOptions)> k{};
+  for (std::size_t i = 0; i < kTorchTypes.size(); ++i) {
+    if (kTorchTypes[i] != c10::ScalarType::Undefined)
+      k[static_cast<std::size_t>(kTorchTypes[i])] = static_cast<signed char>(i);
   }
+  return k;
+}();
+
+std::optional<c10::ScalarType> TorchType(signed char k) {
+  if (k < 0 || static_cast<std::size_t>(k) >= kTorchTypes.size() ||
+      kTorchTypes[k] == c10::ScalarType::Undefined)
+    return std::nullopt;
+  return kTorchTypes[k];
 }
 
 // The k type a tensor of `t` reads as in place, or 0.
-signed char DirectKType(c10::ScalarType t) {
-  switch (t) {
-    case c10::ScalarType::Bool: return kabi::kBoolean;
-    case c10::ScalarType::Byte: return kabi::kByte;
-    case c10::ScalarType::Short: return kabi::kShort;
-    case c10::ScalarType::Int: return kabi::kInt;
-    case c10::ScalarType::Long: return kabi::kLong;
-    case c10::ScalarType::Float: return kabi::kReal;
-    case c10::ScalarType::Double: return kabi::kFloat;
-    case c10::ScalarType::Char: return kabi::kChar;
-    default: return 0;
-  }
-}
-bool IsKType(c10::ScalarType t) { return DirectKType(t) != 0; }
+signed char DirectKType(c10::ScalarType t) { return kKTypes[static_cast<std::size_t>(t)]; }
 
 // The k type a (real) tensor of `t` converts to; half and bfloat16 come back as real.
 signed char KType(c10::ScalarType t) {
@@ -232,11 +227,18 @@ K NestedLists(const char* data, at::IntArrayRef sizes, std::size_t d, signed cha
 }
 
 // A CPU, contiguous tensor of k type `type`'s values as k: an atom, a vector, nested lists.
+// libtorch lets an empty tensor carry a negative size (an empty tensor expanded to -3 0), which
+// no k list can have: refused.
 K KFromContiguous(const at::Tensor& t, signed char type) {
   if (t.dim() == 0) {
     K x = kabi::ka(-type);
     std::memcpy(&x->g, t.data_ptr(), t.element_size());
     return x;
+  }
+  for (const std::int64_t size : t.sizes()) {
+    if (size < 0)
+      Fail("tensor: sizes %s include a negative size, which no k value has",
+           absl::StrJoin(t.sizes(), " "));
   }
   if (t.dim() == 1) {
     K x = kabi::ktn(type, t.size(0));
@@ -254,9 +256,9 @@ K KFromTensorComplexFirst(const at::Tensor& tensor, bool complex_first) {
   if (!tensor.defined()) return Null();
   // Only the values are read (copied into k), so no detach or clone: a CPU, contiguous tensor
   // of a k type (a result's usual form) is read in place.
-  const c10::ScalarType scalar_type = tensor.scalar_type();
-  if (IsKType(scalar_type) && tensor.device().is_cpu() && tensor.is_contiguous())
-    return KFromContiguous(tensor, KType(scalar_type));
+  if (const signed char k = DirectKType(tensor.scalar_type());
+      k != 0 && tensor.device().is_cpu() && tensor.is_contiguous())
+    return KFromContiguous(tensor, k);
   at::Tensor t = tensor;
   if (t.is_complex()) {
     t = at::view_as_real(t.resolve_conj());
