@@ -195,10 +195,7 @@ bool IsPointerPair(K x) {
 // k data the parse reads as one tensor argument: a list of a basic type or a general list that
 // is not a pointer (its nesting checked by the conversion). Not an atom: a number atom is a
 // Scalar where the parameter takes one.
-bool IsArray(K x) {
-  return (x->t > 0 && x->t < 20 && x->t != kabi::kSymbol) ||
-         (x->t == kabi::kMixed && !IsPointer(x));
-}
+bool IsArray(K x) { return !IsPointer(x) && Fits('t', x); }
 
 bool IsArrayPair(K x) {
   return x != nullptr && x->t == kabi::kMixed && x->n == 2 && IsArray(kabi::Items(x)[0]) &&
