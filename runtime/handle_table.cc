@@ -184,6 +184,10 @@ std::vector<Object> HandleTable::ReleaseOwned(OwnerId owner) {
   absl::base_internal::SpinLockHolder lock(&mu_);
   auto it = owned_.find(owner);
   if (it == owned_.end()) return released;
+  // Room for all of them first: growing the vector would move every Object released so far.
+  std::size_t count = 0;
+  for (std::uint32_t slot = it->second.last; slot != kNoSlot; slot = At(slot).previous) ++count;
+  released.reserve(count);
   for (std::uint32_t slot = it->second.last; slot != kNoSlot; slot = it->second.last) {
     released.push_back(Erase(At(slot)));
   }
