@@ -4,21 +4,41 @@
 // catalogue does not hold (they are layers: api/nn/functional.h), run here with an output form.
 #include "api/math/math.h"
 
+#include <atomic>
+
 #include <ATen/ops/log_softmax.h>
 #include <ATen/ops/softmax.h>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "api/math/math_catalogue.h"
 #include "runtime/errors.h"
 
 namespace kscope {
 namespace {
 
-// The catalogue's entry `name`, looked up once per call site.
-const math::Function& Entry(const char* name) {
-  const math::Function* f = math::Find(name);
-  if (f == nullptr) Fail("math: no catalogue entry %s", name);
-  return *f;
-}
+// The catalogue's entry `name`, looked up at its first use and kept. Constant-initialized, so a
+// function-local one has no guard: a call that finds the entry already kept goes straight on to
+// the run function (a tail call, no registers saved).
+class CatalogueEntry {
+ public:
+  constexpr explicit CatalogueEntry(const char* name) : name_(name) {}
+  const math::Function& get() const {
+    const math::Function* f = function_.load(std::memory_order_acquire);
+    return ABSL_PREDICT_TRUE(f != nullptr) ? *f : Lookup();
+  }
+
+ private:
+  ABSL_ATTRIBUTE_NOINLINE const math::Function& Lookup() const {
+    const math::Function* f = math::Find(name_);
+    if (f == nullptr) Fail("math: no catalogue entry %s", name_);
+    function_.store(f, std::memory_order_release);  // racing first calls store the same entry
+    return *f;
+  }
+
+  const char* const name_;
+  mutable std::atomic<const math::Function*> function_{nullptr};
+};
 
 // An optional dimension as the catalogue's optional dims argument.
 math::Arg Dim(std::optional<std::int64_t> dim) {
@@ -30,8 +50,8 @@ math::Arg Dim(std::optional<std::int64_t> dim) {
 // `run` is math::Run, or math::RunOperands for a call of one or two tensors only.
 #define KSCOPE_FROM_CATALOGUE(name, entry, run, params, ...) \
   Result name params {                                       \
-    static const math::Function& f = Entry(entry);           \
-    return math::run(f, __VA_ARGS__);                        \
+    static CatalogueEntry f(entry);                          \
+    return math::run(f.get(), __VA_ARGS__);                  \
   }
 
 KSCOPE_FROM_CATALOGUE(add, "add", RunOperands, (const Operand& a, const Operand& b, Handle out), a,
