@@ -7,6 +7,7 @@
 //   - lookup: HandleTable::Get and TensorOf on a live handle, vs copying an at::Tensor;
 //   - scope: open a Scope, create N handles in it and let it close (N = 0, 1, 16, 256), vs
 //     filling a std::vector with N references and dropping it; items/s is per handle;
+//   - scope exit alone: the same with 256 handles, only the exit (the vector's drop) timed;
 //   - add: kscope::add on two 3-element float handles, freeing each result, and with the
 //     results released by a scope exit every 64 adds, vs at::add (results dropped at once, or
 //     held 64 at a time).
@@ -104,6 +105,34 @@ void BM_RawScope(benchmark::State& state) {
 }
 BENCHMARK(BM_RawScope)->Arg(1)->Arg(16)->Arg(256);
 
+// A scope's exit alone: its handles are made with the clock stopped, and the clock's own stop
+// and start (a few hundred ns) are spread over 256 handles.
+void BM_KscopeScopeExit(benchmark::State& state) {
+  const at::Tensor t = at::ones({3});
+  const std::int64_t n = state.range(0);
+  for (auto _ : state) {
+    state.PauseTiming();
+    const auto scope = kscope::Scope::Open();
+    for (std::int64_t i = 0; i < n; ++i) kscope::tensor(t);
+    state.ResumeTiming();
+  }  // the scope exits here, timed
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_KscopeScopeExit)->Arg(256);
+
+void BM_RawScopeExit(benchmark::State& state) {
+  const at::Tensor t = at::ones({3});
+  const std::int64_t n = state.range(0);
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<at::Tensor> held(static_cast<std::size_t>(n), t);
+    benchmark::DoNotOptimize(held.data());
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_RawScopeExit)->Arg(256);
+
 // --- add on 3-element float tensors ----------------------------------------------------------
 
 void BM_KscopeAdd(benchmark::State& state) {
@@ -163,6 +192,8 @@ std::vector<kscope::bench::Comparison> RatioTable() {
       {"scope, 1 handle", "BM_KscopeScope/1", "BM_RawScope/1"},
       {"scope, 16 handles, per handle", "BM_KscopeScope/16", "BM_RawScope/16", 16},
       {"scope, 256 handles, per handle", "BM_KscopeScope/256", "BM_RawScope/256", 256},
+      {"scope exit alone, 256 handles, per handle", "BM_KscopeScopeExit/256", "BM_RawScopeExit/256",
+       256},
       {"add 3-element, free each", "BM_KscopeAdd", "BM_RawAdd", 1, 1.10},
       {"add 3-element, scope per 64", "BM_KscopeAddInScope", "BM_RawAddHeld", 1, 1.10},
   };
