@@ -18,8 +18,9 @@ namespace kscope {
 namespace {
 
 // The catalogue's entry `name`, looked up at its first use and kept. Constant-initialized, so a
-// function-local one has no guard: a call that finds the entry already kept goes straight on to
-// the run function (a tail call, no registers saved).
+// function-local one has no initialization guard: a call that finds the entry kept goes on to
+// the run function after one load and test (a guarded reference cost a guard check and three
+// more saved registers per call). Thread-safety: racing first calls store the same entry.
 class CatalogueEntry {
  public:
   constexpr explicit CatalogueEntry(const char* name) : name_(name) {}
@@ -32,7 +33,7 @@ class CatalogueEntry {
   ABSL_ATTRIBUTE_NOINLINE const math::Function& Lookup() const {
     const math::Function* f = math::Find(name_);
     if (f == nullptr) Fail("math: no catalogue entry %s", name_);
-    function_.store(f, std::memory_order_release);  // racing first calls store the same entry
+    function_.store(f, std::memory_order_release);
     return *f;
   }
 
