@@ -66,7 +66,11 @@ for call in "${calls[@]}"; do
 done
 
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# Each row's job in a process group of its own (job control), so that an exit — a failed row
+# ends the script at its `wait -n` — stops the rows still counting, valgrind included, before
+# their folder goes.
+set -m
+trap 'for job in $(jobs -p); do kill -- "-$job" 2> /dev/null || true; done; wait; rm -rf "$out"' EXIT
 
 count() {  # count ROW FILE: writes ROW's instructions per call to FILE.count, a plugin's
   # host share (instructions and calls per call) to FILE.host
