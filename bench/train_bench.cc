@@ -7,9 +7,13 @@
 //            kscope:   a model (linear, ce, sgd) with train option batchsize 1000 and its data
 //                      set by model_data; `run` (the default `loss` metric: the mean of the
 //                      batch losses), read as a double;
-//            libtorch: torch::nn::Linear and torch::optim::SGD; per batch of rows (a narrow
-//                      view, no copy) zero_grad, forward, cross_entropy, backward, step, the
-//                      loss kept (detached); the mean of the batch losses, read as a double.
+//            libtorch: torch::nn::Linear (in a torch::nn::Sequential) and torch::optim::SGD;
+//                      per batch of rows (a narrow view, no copy) zero_grad, forward,
+//                      cross_entropy, backward, step, the loss kept (detached); the mean of the
+//                      batch losses, read as a double.
+//   mlp:     the same epoch on 5120 rows, batch 64, a 784-1024-1024-10 MLP with relu (1.86M
+//            parameters; bench/distributed_bench.cc's `mlp` case on one process): per step,
+//            matrix products large beside the per-call costs, and 7.4 MB of gradients made.
 //   spirals: one full-batch training step on 3 classes x 1000 spiral points with a 2-100-3 MLP,
 //            cross-entropy and sgd (lr .2, momentum .99): the seed's `\ts` example.
 //            kscope:   backstep(m;x;y) on a model, x and y tensor handles, the loss read;
@@ -65,7 +69,7 @@ ABSL_FLAG(int, repetitions, 21, "timed samples per case and side; the median is 
 
 namespace {
 
-constexpr std::int64_t kRows = 60000, kFeatures = 784, kClasses = 10, kBatch = 1000;
+constexpr std::int64_t kFeatures = 784, kClasses = 10;
 constexpr double kEpochLr = 0.01;
 constexpr std::int64_t kSpiralPoints = 1000, kSpiralClasses = 3, kHidden = 100;
 constexpr double kSpiralLr = 0.2, kSpiralMomentum = 0.99;
@@ -132,39 +136,58 @@ kscope::ModuleDefinition Linear(std::int64_t in, std::int64_t out) {
   return {"linear", "", {in, out}, {}, {}};
 }
 
-// The epoch case. Handles live in the caller's scope.
-CaseTiming EpochCase(int repetitions) {
+// An epoch case: `rows` rows, batches of `batch`, an MLP 784 -> hidden... -> 10 with relu after
+// each hidden layer (a 784->10 linear without one). Handles live in the caller's scope.
+CaseTiming EpochCase(const std::string& name, std::int64_t rows, std::int64_t batch,
+                     const std::vector<std::int64_t>& hidden, int repetitions) {
   at::manual_seed(kDataSeed);
-  const at::Tensor x = at::randn({kRows, kFeatures}), y = at::randint(kClasses, {kRows});
+  const at::Tensor x = at::randn({rows, kFeatures}), y = at::randint(kClasses, {rows});
 
+  // Both sides make their layers in order, each from the same seed.
+  std::vector<kscope::ModuleDefinition> layers;
+  std::int64_t width = kFeatures;
+  for (std::int64_t h : hidden) {
+    layers.push_back(Linear(width, h));
+    layers.push_back({"relu", "", {}, {}, {}});
+    width = h;
+  }
+  layers.push_back(Linear(width, kClasses));
   at::manual_seed(kParameterSeed);
-  const kscope::Handle q = kscope::module(Linear(kFeatures, kClasses));
+  const kscope::Handle q = kscope::module(
+      hidden.empty() ? layers.front() : kscope::ModuleDefinition{"sequential", "", {}, {}, layers});
   const kscope::Handle m =
       kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kEpochLr})});
-  kscope::train(m, {{"batchsize", kBatch}});
+  kscope::train(m, {{"batchsize", batch}});
   // The model batches its data in place (set_ on the same storage): it gets tensors of its own.
   kscope::model_data(m, kscope::nn::DataMode::kTrain, x.clone(), y.clone());
 
   at::manual_seed(kParameterSeed);
-  torch::nn::Linear linear(kFeatures, kClasses);
-  torch::optim::SGD sgd(linear->parameters(), torch::optim::SGDOptions(kEpochLr));
+  torch::nn::Sequential mlp;
+  width = kFeatures;
+  for (std::int64_t h : hidden) {
+    mlp->push_back(torch::nn::Linear(width, h));
+    mlp->push_back(torch::nn::ReLU());
+    width = h;
+  }
+  mlp->push_back(torch::nn::Linear(width, kClasses));
+  torch::optim::SGD sgd(mlp->parameters(), torch::optim::SGDOptions(kEpochLr));
 
   const Sides sides{
       [&] { return kscope::run(m).values.front().second.item<double>(); },
       [&] {
         std::vector<at::Tensor> losses;
-        for (std::int64_t row = 0; row < kRows; row += kBatch) {
-          const std::int64_t n = std::min(kBatch, kRows - row);
+        for (std::int64_t row = 0; row < rows; row += batch) {
+          const std::int64_t n = std::min(batch, rows - row);
           sgd.zero_grad();
-          at::Tensor loss = torch::nn::functional::cross_entropy(
-              linear->forward(x.narrow(0, row, n)), y.narrow(0, row, n));
+          at::Tensor loss = torch::nn::functional::cross_entropy(mlp->forward(x.narrow(0, row, n)),
+                                                                 y.narrow(0, row, n));
           loss.backward();
           sgd.step();
           losses.push_back(loss.detach());
         }
         return (at::stack(losses).sum() / static_cast<double>(losses.size())).item<double>();
       }};
-  return Time("epoch", sides, repetitions, 1);
+  return Time(name, sides, repetitions, 1);
 }
 
 // Points along each class's spiral arm with noise in the angle, as examples/spirals.cc.
@@ -241,11 +264,14 @@ int main(int argc, char** argv) {
                at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions);
   {
     const auto scope = kscope::Scope::Open();
-    const CaseTiming epoch = EpochCase(repetitions);
+    const CaseTiming epoch = EpochCase("epoch", 60000, 1000, {}, repetitions);
+    const CaseTiming mlp = EpochCase("mlp", 5120, 64, {1024, 1024}, repetitions);
     const CaseTiming spirals = SpiralsCase(repetitions);
     absl::PrintF(
-        "\nkscope / libtorch written directly, median ms (epoch: per epoch; spirals: per step):\n");
+        "\nkscope / libtorch written directly, median ms (epoch, mlp: per epoch; spirals: per "
+        "step):\n");
     PrintCase("epoch", epoch);
+    PrintCase("mlp", mlp);
     PrintCase("spirals", spirals);
   }
   if (kscope::live_handles() != 0) {

@@ -41,7 +41,8 @@ fi
 
 echo
 echo "Medians in ms on $threads thread(s); epoch: one epoch of 60000x784 (batch 1000, 784->10 linear,"
-echo "ce, sgd .01) through run; spirals: one full-batch step of 3x1000 points (2-100-3, ce, sgd .2 .99)"
+echo "ce, sgd .01) through run; mlp: one epoch of 5120x784 (batch 64, 784-1024-1024-10 relu, ce, sgd"
+echo ".01) through run; spirals: one full-batch step of 3x1000 points (2-100-3, ce, sgd .2 .99)"
 echo "through backstep. kscope/libtorch: the median of the ratios of samples taken back to back in one"
 echo "process; kscope/python: the ratio of the medians of two processes run one after the other."
 echo "Targets: kscope/libtorch <= 1.03, kscope/python < 1."
@@ -55,7 +56,7 @@ awk -F'\t' '
   }
   END {
     printf "%-8s %12s %12s %12s %15s %15s\n", "case", "kscope ms", "libtorch ms", "python ms", "kscope/libtorch", "kscope/python"
-    n = split("epoch spirals", cases, " ")
+    n = split("epoch mlp spirals", cases, " ")
     for (i = 1; i <= n; ++i) {
       c = cases[i]
       printf "%-8s %s %s %s %s %s\n", c, cell(c, "kscope"), cell(c, "libtorch"), cell(c, "python"), ratio(c, "libtorch"), ratio(c, "python")
