@@ -15,7 +15,9 @@
 // (distribute's default) over the same averaged after backward, and, to tell the machine's limit
 // from the cost of data parallelism, the epoch of the two processes each training its half alone at
 // the same time (the model unbound: no averaging), plus one allreduce of the model's gradients (one
-// bucket). Every process runs libtorch on one thread.
+// bucket). Every process runs libtorch on one thread; kscope's keep the C heap's freed memory
+// (kscope::keep_freed_memory, as the q plugin does; KSCOPE_KEEP_FREED_MEMORY=0 to compare
+// without), PyTorch's run as shipped.
 //
 // The program is its own workers: without --rank it starts itself once per case for the
 // one-process epochs (--rank=-2: a fresh process, as each of PyTorch's runs is; timed in the
@@ -307,6 +309,7 @@ bool Report(int case_index) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   at::set_num_threads(1);
+  const bool kept = kscope::keep_freed_memory();
   const int case_index = absl::GetFlag(FLAGS_case_index);
   if (case_index < 0 || case_index >= static_cast<int>(Cases().size())) return 2;
   const int rank = absl::GetFlag(FLAGS_rank);
@@ -322,6 +325,7 @@ int main(int argc, char** argv) {
     }
     chosen.push_back(static_cast<int>(it - Cases().begin()));
   }
+  absl::PrintF("kscope's processes keep the C heap's freed memory: %s\n", kept ? "yes" : "no");
   bool ok = true;
   for (int i : chosen) ok = Report(i) && ok;
   return ok ? 0 : 1;

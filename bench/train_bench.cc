@@ -26,7 +26,8 @@
 // that changes in the machine's load fall on both; each sample is one epoch, or kSpiralSteps
 // steps; the median of --repetitions samples is reported, with the fastest and slowest, and
 // the ratio is the median of the ratios of the samples taken back to back. libtorch runs on
-// --threads intra-op threads (the driver sets OMP_NUM_THREADS to the same number).
+// --threads intra-op threads (the driver sets OMP_NUM_THREADS to the same number). The process
+// keeps the C heap's freed memory (kscope::keep_freed_memory), for both sides.
 //
 // Output: a human table, and for bench/train_bench.sh one line per case and side and one with
 // the case's ratio (the median of the paired ratios, see Time):
@@ -259,9 +260,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   at::set_num_threads(threads);
+  const bool kept = kscope::keep_freed_memory();
   const char* omp = std::getenv("OMP_NUM_THREADS");
-  absl::PrintF("train_bench: libtorch threads %d (OMP_NUM_THREADS=%s), %d repetitions, medians\n",
-               at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions);
+  absl::PrintF(
+      "train_bench: libtorch threads %d (OMP_NUM_THREADS=%s), %d repetitions, medians; freed "
+      "memory kept: %s\n",
+      at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions, kept ? "yes" : "no");
   {
     const auto scope = kscope::Scope::Open();
     const CaseTiming epoch = EpochCase("epoch", 60000, 1000, {}, repetitions);

@@ -1,13 +1,16 @@
 // fns — the plugin's only exported symbol. q loads it with (`ktorch 2:`fns,1) and calls it
 // with `::`; it returns the dictionary of every function name -> q function (made with dl):
 // ktorch's names in ktorch's order (q/ktorch_names.h), then kscope's own. It also makes q the
-// runner of callback modules' functions, and asks libtorch for C++ backtraces only while the
-// `stackframe setting is on (q/env/settings.h).
+// runner of callback modules' functions, asks libtorch for C++ backtraces only while the
+// `stackframe setting is on (q/env/settings.h), and has the C heap keep the memory training
+// frees (kscope::keep_freed_memory, api/env/freed_memory.h; KSCOPE_KEEP_FREED_MEMORY=0 in q's
+// environment turns it off).
 #include <cstddef>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "api/env/freed_memory.h"
 #include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
@@ -43,6 +46,7 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
   return kscope::q::Guard([] {
     kscope::q::InstallCallbackFallback();
     kscope::q::InstallBacktraceFetcher();
+    kscope::keep_freed_memory();
     std::vector<Export> all;
     for (const auto& group :
          {kscope::q::PointerExports(),       kscope::q::TensorExports(),

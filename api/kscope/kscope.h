@@ -36,7 +36,8 @@
 //     allreduce, broadcast, allgather, barrier) and models trained over them
 //     (api/distributed/distribute.h: distribute, undistribute);
 //   - the environment (api/env/environment.h): seeds per device, CUDA devices (cuda_device_count,
-//     set_cuda_device), sync, libtorch's version and build features;
+//     set_cuda_device), sync, libtorch's version and build features; keep_freed_memory
+//     (api/env/freed_memory.h): the C heap keeps what training frees for the next step;
 //   - SetStrict/Strict, OpenScope/CloseScope (scope/scope_stack.h) for non-RAII front ends.
 //
 // Names follow ktorch's. Where C++ reserves a word or the name reads as the standard
@@ -64,6 +65,7 @@
 #include "api/distributed/group.h"
 #include "api/distributed/launch_environment.h"
 #include "api/env/environment.h"
+#include "api/env/freed_memory.h"
 #include "api/math/math.h"
 #include "api/math/math_catalogue.h"
 #include "api/model/batchnorm.h"
