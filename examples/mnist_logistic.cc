@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   at::set_num_threads(1);
+  kscope::keep_freed_memory();  // training steps reuse the memory the last one freed
   at::manual_seed(123);
   double accuracy = 0;
   {
