@@ -12,7 +12,8 @@ mean read as a float at the epoch's end. With --world 1 there is no DDP: one pro
 every batch, PyTorch's one-process epoch. Each process runs torch on one thread.
 
 After one untimed epoch, --repetitions epochs are timed on rank 0 with time.perf_counter; rank 0
-prints "result<TAB>ddp<TAB>WORLD<TAB>median ms<TAB>min ms<TAB>max ms".
+prints "result<TAB>ddp<TAB>WORLD<TAB>median ms<TAB>min ms<TAB>max ms<TAB>minor page faults per
+step" (its own, over the timed epochs).
 
 Run:  /usr/bin/python3 bench/ddp_bench.py [--world 2] [--rows 60000] [--batch 1000]
           [--hidden 1024,1024] [--repetitions 11]
@@ -20,6 +21,7 @@ Run:  /usr/bin/python3 bench/ddp_bench.py [--world 2] [--rows 60000] [--batch 10
 """
 import argparse
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -67,13 +69,15 @@ def rank_main(rank, args, rendezvous):
 
     epoch()  # warm-up
     samples = []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(args.repetitions):
         start = time.perf_counter()
         epoch()
         samples.append((time.perf_counter() - start) * 1000)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
     if rank == 0:
         print(f"result\tddp\t{args.world}\t{statistics.median(samples):.3f}\t{min(samples):.3f}"
-              f"\t{max(samples):.3f}", flush=True)
+              f"\t{max(samples):.3f}\t{faults / (args.repetitions * len(starts)):.1f}", flush=True)
     if args.world > 1:
         dist.destroy_process_group()
 

@@ -15,8 +15,10 @@
 // (distribute's default) over the same averaged after backward, and, to tell the machine's limit
 // from the cost of data parallelism, the epoch of the two processes each training its half alone at
 // the same time (the model unbound: no averaging), plus one allreduce of the model's gradients (one
-// bucket). Every process runs libtorch on one thread; kscope's keep the C heap's freed memory
-// (kscope::keep_freed_memory, as the q plugin does; KSCOPE_KEEP_FREED_MEMORY=0 to compare
+// bucket), and the minor page faults per step of each side's timed epochs (rank 0's, for two
+// ranks: a process that faults its freed memory in again at every step shows here,
+// docs/benchmarks.md). Every process runs libtorch on one thread; kscope's keep the C heap's freed
+// memory (kscope::keep_freed_memory, as the q plugin does; KSCOPE_KEEP_FREED_MEMORY=0 to compare
 // without), PyTorch's run as shipped.
 //
 // The program is its own workers: without --rank it starts itself once per case for the
@@ -31,6 +33,7 @@
 // Run:   OMP_NUM_THREADS=1 build/bench/distributed_bench [--repetitions=11] [--python=python3]
 //        [--cases=linear,mlp]
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,6 +116,12 @@ std::vector<double> Samples(int n, const std::function<void()>& f) {
   return ms;
 }
 
+std::int64_t MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
 // The case's model with the whole data, the same on every process (seeded alike).
 kscope::Handle Model(const Case& c) {
   at::manual_seed(0);
@@ -133,14 +142,23 @@ kscope::Handle Model(const Case& c) {
   return m;
 }
 
-// Median epoch milliseconds of m, after one warm-up epoch.
-double EpochMs(kscope::Handle m) {
+// An epoch's median milliseconds and the minor page faults per step of the timed epochs.
+struct Epochs {
+  double ms = 0, faults_per_step = 0;
+};
+
+// m's epochs (`steps` steps each), timed after one warm-up epoch.
+Epochs TimeEpochs(kscope::Handle m, std::int64_t steps) {
   kscope::run(m);
-  return Median(Samples(absl::GetFlag(FLAGS_repetitions), [&] { kscope::run(m); }));
+  const int n = absl::GetFlag(FLAGS_repetitions);
+  const std::int64_t faults = MinorFaults();
+  const double ms = Median(Samples(n, [&] { kscope::run(m); }));
+  return {ms, static_cast<double>(MinorFaults() - faults) / static_cast<double>(n * steps)};
 }
 
-// One rank of a case's two-rank run: writes "epoch_ms after_ms halves_ms allreduce_ms" (rank 0;
-// `after`: the gradients averaged after backward instead of during it).
+// One rank of a case's two-rank run: writes "epoch_ms after_ms halves_ms allreduce_ms
+// faults_per_step" (rank 0; `after`: the gradients averaged after backward instead of during it;
+// the faults: the data-parallel epochs').
 int Rank(int rank, const Case& c) {
   const auto scope = kscope::Scope::Open();
   kscope::GroupOptions o;
@@ -151,30 +169,33 @@ int Rank(int rank, const Case& c) {
   const kscope::Handle g = kscope::group(o);
   const kscope::Handle m = Model(c);
   kscope::distribute(m, g);
-  const double epoch = EpochMs(m);
+  const std::int64_t steps = c.rows / c.batch / kWorld;
+  const Epochs epoch = TimeEpochs(m, steps);
   kscope::DistributeOptions after_backward;
   after_backward.overlap = false;
   kscope::distribute(m, g, after_backward);
-  const double after = EpochMs(m);
+  const double after = TimeEpochs(m, steps).ms;
   // The same batches without averaging: two independent halves at once, what the machine gives.
   kscope::undistribute(m);
   kscope::barrier(g);
-  const double halves = EpochMs(m);
+  const double halves = TimeEpochs(m, steps).ms;
   const kscope::Handle gradients = kscope::vector({at::zeros({Parameters(c)})});
   kscope::barrier(g);
   const double allreduce = Median(
       Samples(kAllreduceCalls, [&] { kscope::allreduce(gradients, kscope::Reduction::kSum, g); }));
   if (rank == 0)
     std::ofstream(absl::GetFlag(FLAGS_results))
-        << epoch << " " << after << " " << halves << " " << allreduce << "\n";
+        << epoch.ms << " " << after << " " << halves << " " << allreduce << " "
+        << epoch.faults_per_step << "\n";
   return 0;
 }
 
-// The one-process epoch of a case, timed in a process of its own: writes "epoch_ms".
+// The one-process epoch of a case, timed in a process of its own: writes "epoch_ms
+// faults_per_step".
 int OneProcess(const Case& c) {
   const auto scope = kscope::Scope::Open();
-  const double epoch = EpochMs(Model(c));
-  std::ofstream(absl::GetFlag(FLAGS_results)) << epoch << "\n";
+  const Epochs epoch = TimeEpochs(Model(c), c.rows / c.batch);
+  std::ofstream(absl::GetFlag(FLAGS_results)) << epoch.ms << " " << epoch.faults_per_step << "\n";
   return 0;
 }
 
@@ -206,9 +227,9 @@ bool RunWorkers(const std::vector<int>& ranks, int case_index, const std::string
   return ok;
 }
 
-// PyTorch's median epoch of the case (bench/ddp_bench.py) with `world` processes (DDP for 2),
-// or 0 with the reason on stderr when it could not run.
-double PythonEpochMs(const Case& c, int world) {
+// PyTorch's epochs of the case (bench/ddp_bench.py) with `world` processes (DDP for 2), rank
+// 0's; 0 ms with the reason on stderr when it could not run.
+Epochs PythonEpochs(const Case& c, int world) {
   std::string hidden;
   for (std::int64_t h : c.hidden) absl::StrAppend(&hidden, hidden.empty() ? "" : ",", h);
   const std::string command = absl::StrFormat(
@@ -216,20 +237,21 @@ double PythonEpochMs(const Case& c, int world) {
       KSCOPE_DDP_BENCH, world, c.rows, c.batch, absl::GetFlag(FLAGS_repetitions),
       hidden.empty() ? "" : " --hidden " + hidden);
   FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return 0;
+  if (pipe == nullptr) return {};
   std::string output;
   char buffer[4096];
   while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
   pclose(pipe);
   const std::size_t at = output.find("result\tddp\t");
-  double ms = 0;
+  Epochs epochs;
   if (at == std::string::npos ||
-      std::sscanf(output.c_str() + at, "result\tddp\t%*d\t%lf", &ms) != 1) {
+      std::sscanf(output.c_str() + at, "result\tddp\t%*d\t%lf\t%*f\t%*f\t%lf", &epochs.ms,
+                  &epochs.faults_per_step) != 2) {
     absl::FPrintF(stderr, "distributed_bench: PyTorch's side did not run (%s):\n%s\n", command,
                   output.substr(0, 2000));
-    return 0;
+    return {};
   }
-  return ms;
+  return epochs;
 }
 
 // The `count` numbers that the workers `ranks` of a case write (OneProcess's, or rank 0's of
@@ -250,27 +272,30 @@ std::vector<double> RunAndRead(const std::vector<int>& ranks, int case_index, in
   return numbers;
 }
 
-// Rank 0's "epoch after halves allreduce" of the case's two-rank run, all 0 when it failed.
+// Rank 0's "epoch after halves allreduce faults_per_step" of the case's two-rank run, all 0
+// when it failed.
 struct TwoRanks {
-  double epoch = 0, after = 0, halves = 0, allreduce = 0;
+  double epoch = 0, after = 0, halves = 0, allreduce = 0, faults_per_step = 0;
 };
 
 TwoRanks RunTwoRanks(int case_index) {
-  const std::vector<double> n = RunAndRead({0, 1}, case_index, 4);
-  return {n[0], n[1], n[2], n[3]};
+  const std::vector<double> n = RunAndRead({0, 1}, case_index, 5);
+  return {n[0], n[1], n[2], n[3], n[4]};
 }
 
 // The case's measurements and ratios; false when kscope's two-rank run failed.
 bool Report(int case_index) {
   const Case& c = Cases()[case_index];
-  const double one = RunAndRead({kOneProcess}, case_index, 1)[0];
+  const std::vector<double> one_process = RunAndRead({kOneProcess}, case_index, 2);
+  const double one = one_process[0];
   const TwoRanks two = RunTwoRanks(case_index);
   if (one <= 0 || two.epoch <= 0) {
     absl::FPrintF(stderr, "distributed_bench: the %s case's %s run failed\n", c.name,
                   one <= 0 ? "one-process" : "two-rank");
     return false;
   }
-  const double python_one = PythonEpochMs(c, 1), ddp = PythonEpochMs(c, kWorld);
+  const Epochs python = PythonEpochs(c, 1), ddp_epochs = PythonEpochs(c, kWorld);
+  const double python_one = python.ms, ddp = ddp_epochs.ms;
   const double steps = static_cast<double>(c.rows / c.batch) / kWorld;  // per rank and epoch
   std::string layers = absl::StrCat(kFeatures);
   for (std::int64_t h : c.hidden) absl::StrAppend(&layers, "-", h);
@@ -289,6 +314,10 @@ bool Report(int case_index) {
         python_one, ddp, python_one / ddp, python_one / ddp / kWorld);
     absl::PrintF("  kscope 2 ranks / DDP 2 ranks %.2f; kscope 1 process / PyTorch 1 process %.2f\n",
                  two.epoch / ddp, one / python_one);
+    absl::PrintF(
+        "  minor page faults per step: kscope 1 process %.0f, 2 ranks %.0f; PyTorch 1 process "
+        "%.0f, DDP 2 ranks %.0f\n",
+        one_process[1], two.faults_per_step, python.faults_per_step, ddp_epochs.faults_per_step);
   } else {
     absl::PrintF("  PyTorch: not measured (%s has no torch with DDP)\n",
                  absl::GetFlag(FLAGS_python));
