@@ -6,8 +6,8 @@
 // training step that frees megabytes of gradients and activations then faults the same pages in
 // again at the next step. Whether a process is hit depends on its heap's history: on a 16-core
 // host, a kscope process training the 784-1024-1024-10 MLP of bench/distributed_bench took
-// about 2,200 page faults per step and 1.4-1.65x the epoch time of the same process with the
-// memory kept, while a Python process doing the same work was not hit (docs/benchmarks.md).
+// about 2,200 page faults per step and 1.4-1.65x the epoch time of a process with the memory
+// kept, while a Python process doing the same work was not hit (docs/benchmarks.md).
 //
 // keep_freed_memory() fixes the thresholds for the rest of the process: blocks below 32 MiB
 // come from the heap, and free memory at its top is given back only beyond 128 MiB. What the
