@@ -12,9 +12,11 @@
 // keep_freed_memory() fixes the thresholds for the rest of the process: blocks below 32 MiB
 // come from the heap, and free memory at its top is given back only beyond 128 MiB. What the
 // process once used stays mapped, as with a caching allocator: its resident size keeps its
-// peak. glibc keeps fixed thresholds once set, so there is no undo. The q plugin calls it when
-// loaded; C++ programs call it themselves (the benchmarks do). With KSCOPE_KEEP_FREED_MEMORY=0
-// in the environment it changes nothing.
+// peak. Blocks of 32 MiB and more (a tensor of 8M floats) are still mapped and unmapped each
+// time, as by default: kept on the heap, one-off large blocks could not be given back. glibc keeps
+// fixed thresholds once set, so there is no undo. The q plugin calls it when loaded; C++ programs
+// call it themselves (the benchmarks do). With KSCOPE_KEEP_FREED_MEMORY=0 in the environment it
+// changes nothing.
 //
 // Returns whether the C library took the thresholds: false where the environment turns it off,
 // where the C library is not glibc, or where an allocator standing in for malloc refuses them
