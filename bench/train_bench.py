@@ -12,9 +12,9 @@ first losses printed on the "check" lines agree with its):
            cross-entropy and sgd (lr .2, momentum .99); the loss read as a float.
 
 zero_grad with this torch's default, as the C++ optimizer of the same libtorch: 1.13 zeroes the
-gradients, 2.x sets them to None. After the check call and one untimed warm-up sample, --repetitions samples
-(one epoch, or 20 steps) are timed with time.perf_counter; the median is reported with the
-fastest and slowest. torch runs on --threads intra-op threads.
+gradients, 2.x sets them to None. After the check call and one untimed warm-up sample,
+--repetitions samples (one epoch, or 20 steps) are timed with time.perf_counter; the median is
+reported with the fastest and slowest. torch runs on --threads intra-op threads.
 
 Output: a human line per case, and "result<TAB>case<TAB>python<TAB>median ms<TAB>min ms<TAB>max ms"
 lines for bench/train_bench.sh.
