@@ -1,7 +1,8 @@
 // api/model/checkpoint.h: a model's training saved between epochs and resumed by another model
 // of the same structure, which then trains exactly as the uninterrupted model does (parameters,
 // batchnorm buffers, adam's state, the learning rate set meanwhile, the shuffles and dropout);
-// bad checkpoints and mismatched models change nothing.
+// the CUDA generators' states kept (the GPU's dropout resumed: gpu_test.cc); bad checkpoints and
+// mismatched models change nothing.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -9,6 +10,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include "api/env/environment.h"
+#include "api/model/checkpoint_file.h"
 #include "api/model/model_object.h"
 #include "tests/error_text.h"
 #include "tests/temp_directory.h"
@@ -100,6 +103,24 @@ TEST_F(CheckpointTest, AModelWithoutShufflesResumesWithoutData) {
   const Handle b = Classifier(2);
   EXPECT_EQ(resume(b, path_), 0);
   EXPECT_TRUE(at::equal(Flat(a), Flat(b)));
+}
+
+// The file holds the state of each CUDA device's generator the saving process saw (none without
+// a GPU); a process that sees fewer devices restores those it sees and leaves the others.
+TEST_F(CheckpointTest, CudaStatesOfDevicesThisProcessDoesNotSeeAreIgnored) {
+  auto scope = Scope::Open();
+  const Handle m = Classifier(1);
+  checkpoint(m, path_, 3);
+  CheckpointFile s = ReadCheckpoint(path_);
+  ASSERT_EQ(s.cuda_states.size(), static_cast<std::size_t>(cuda_device_count()));
+  // One device more than this process sees, its state no generator would take.
+  s.cuda_states.push_back(at::zeros({3}, at::kByte));
+  WriteCheckpoint(path_, s);
+  const CheckpointFile read = ReadCheckpoint(path_);
+  ASSERT_EQ(read.cuda_states.size(), s.cuda_states.size());
+  for (std::size_t i = 0; i < s.cuda_states.size(); ++i)
+    EXPECT_TRUE(at::equal(read.cuda_states[i], s.cuda_states[i])) << "cuda:" << i;
+  EXPECT_EQ(resume(m, path_), 3);
 }
 
 TEST_F(CheckpointTest, CheckpointMidEpochIsRefused) {

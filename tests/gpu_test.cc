@@ -1,5 +1,6 @@
 // The GPU suite: CUDA tensors and their release, pinned host memory, a model trained on a GPU
-// (against the same model trained on the CPU), the shuffle generator on the GPU, and an nccl
+// (against the same model trained on the CPU), the shuffle generator on the GPU, a model with
+// dropout on the GPU resumed from a checkpoint, and an nccl
 // process group of one rank training a CUDA model. Each test runs where libtorch sees a CUDA
 // device and skips elsewhere, saying why (the nccl tests also need a libtorch with NCCL:
 // KSCOPE_ENABLE_CUDA=ON). Two nccl ranks, one GPU each: distributed_test.cc. docs/building.md, GPU,
@@ -15,6 +16,7 @@
 #include "tests/error_text.h"
 #include "tests/free_port.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/temp_directory.h"
 #include "tests/test_fixture.h"
 
 namespace kscope {
@@ -137,6 +139,46 @@ TEST_F(CudaTest, SharedShuffleGeneratorIsSeeded) {
   }
   EXPECT_TRUE(at::allclose(Parameters(gpu), Parameters(cpu), 1e-4, 1e-5));
   EXPECT_TRUE(at::allclose(Parameters(a), Parameters(b), 1e-5, 1e-6));
+}
+
+// A 2-32-2 classifier with dropout (p .5) on the GPU, the same starting values and data each
+// time, 40 rows in batches of 10.
+Handle DroppingClassifier() {
+  at::manual_seed(11);
+  const Handle q = module(ModuleDefinition{
+      "sequential",
+      "",
+      {},
+      {},
+      {ModuleDefinition{"linear", "", {std::int64_t{2}, std::int64_t{32}}, {}, {}},
+       ModuleDefinition{"drop", "", {0.5}, {}, {}},
+       ModuleDefinition{"linear", "", {std::int64_t{32}, std::int64_t{2}}, {}, {}}}});
+  to(q, Options::Parse("to", {"cuda"}));
+  const Handle m = model({q, loss("ce"), opt("sgd", q, {0.1})});
+  train(m, {{"batchsize", std::int64_t{10}}});
+  const at::Tensor x = at::randn({40, 2});
+  model_data(m, nn::DataMode::kTrain, x, (x.select(1, 0) > 0).to(at::kLong));
+  return m;
+}
+
+// Dropout on a GPU draws from the device's default generator, whose state a checkpoint saves: a
+// model resumed on the GPU drops the units the uninterrupted model dropped
+// (api/model/checkpoint.h).
+TEST_F(CudaTest, ResumedTrainingOnTheGpuDropsOutAsTheUninterruptedRun) {
+  auto scope = Scope::Open();
+  const testing::TempDirectory dir("gpu_test");
+  const std::string path = dir.Join("m.ckpt");
+  const Handle a = DroppingClassifier();
+  run(a);
+  checkpoint(a, path, 1);
+  for (int epoch = 0; epoch < 2; ++epoch) run(a);
+
+  const Handle b = DroppingClassifier();
+  at::manual_seed(99);  // every device's generator elsewhere: resume must set them back
+  EXPECT_EQ(resume(b, path), 1);
+  for (int epoch = 0; epoch < 2; ++epoch) run(b);
+  EXPECT_TRUE(at::allclose(Parameters(b), Parameters(a), 1e-6, 1e-7))
+      << "max difference " << (Parameters(b) - Parameters(a)).abs().max();
 }
 
 // An nccl group needs a libtorch with NCCL and a GPU.

@@ -1,16 +1,19 @@
 #include "api/model/checkpoint.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
 #include <c10/core/GradMode.h>
 #include <torch/nn/module.h>
 
 #include "absl/strings/str_join.h"
 #include "api/data/batch_window.h"
 #include "api/data/shuffle.h"
+#include "api/env/environment.h"
 #include "api/model/checkpoint_file.h"
 #include "api/model/model.h"
 #include "api/model/model_object.h"
@@ -32,6 +35,20 @@ at::Tensor StateOf(at::Generator g) {
   return g.get_state();
 }
 
+void SetState(at::Generator g, const at::Tensor& state) {
+  std::lock_guard<std::mutex> lock(g.mutex());
+  g.set_state(state);
+}
+
+c10::Device Cuda(std::size_t index) {
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+// The default generator of CUDA device `index` (what dropout on it draws from).
+at::Generator CudaGenerator(std::size_t index) {
+  return at::globalContext().defaultGenerator(Cuda(index));
+}
+
 // Checks that the module holds the checkpoint's tensors of one kind (parameter or buffer).
 void CheckSame(const char* what, const NamedList& saved, const NamedList& held) {
   if (saved.size() != held.size())
@@ -50,10 +67,9 @@ void CheckSame(const char* what, const NamedList& saved, const NamedList& held) 
 }
 
 // A generator on `device` (as the model's shuffles make them) continuing from `state`.
-at::Generator GeneratorAt(const std::string& device, const at::Tensor& state) {
-  at::Generator g = ShuffleGenerator(0, c10::Device(device));
-  std::lock_guard<std::mutex> lock(g.mutex());
-  g.set_state(state);
+at::Generator GeneratorAt(const c10::Device& device, const at::Tensor& state) {
+  at::Generator g = ShuffleGenerator(0, device);
+  SetState(g, state);
   return g;
 }
 
@@ -80,6 +96,8 @@ void checkpoint(Handle m, const std::string& path, std::int64_t epoch) {
     s.shuffle_state = StateOf(model.train_data.generator);
   }
   s.cpu_state = StateOf(at::detail::getDefaultCPUGenerator());
+  for (std::int64_t i = 0; i < cuda_device_count(); ++i)
+    s.cuda_states.push_back(StateOf(CudaGenerator(i)));
   WriteCheckpoint(path, s);
 }
 
@@ -104,8 +122,12 @@ std::int64_t resume(Handle m, const std::string& path) {
     }
   }
   at::Generator shuffle;
-  if (s.shuffle_on) shuffle = GeneratorAt(*s.shuffle_on, s.shuffle_state);
-  GeneratorAt("cpu", s.cpu_state);  // checks the state
+  if (s.shuffle_on) shuffle = GeneratorAt(c10::Device(*s.shuffle_on), s.shuffle_state);
+  GeneratorAt(c10::Device(c10::kCPU), s.cpu_state);  // checks the states
+  // The CUDA devices this process sees and the checkpoint has a state for.
+  const std::size_t cuda_restored =
+      std::min(s.cuda_states.size(), static_cast<std::size_t>(cuda_device_count()));
+  for (std::size_t i = 0; i < cuda_restored; ++i) GeneratorAt(Cuda(i), s.cuda_states[i]);
 
   // The optimizer checks its state, then changes; nothing below fails.
   {
@@ -127,11 +149,8 @@ std::int64_t resume(Handle m, const std::string& path) {
   d.generator = shuffle;
   d.next = -1;
   d.hidden.clear();
-  {
-    at::Generator cpu = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(cpu.mutex());
-    cpu.set_state(s.cpu_state);
-  }
+  SetState(at::detail::getDefaultCPUGenerator(), s.cpu_state);
+  for (std::size_t i = 0; i < cuda_restored; ++i) SetState(CudaGenerator(i), s.cuda_states[i]);
   return s.epoch;
 }
 

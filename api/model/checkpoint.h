@@ -9,8 +9,9 @@
 //   - where training stands: `epoch` (the caller's count, given back by resume), the training
 //     data's order (the shuffles composed since the data was given: api/data/shuffle.h), the
 //     model's shared shuffle generator (a model bound to a group draws every epoch's shuffle
-//     from it: api/distributed/distribute.h), and the default CPU generator's state (what a
-//     model of one process shuffles with, and what dropout draws from).
+//     from it: api/distributed/distribute.h), the default CPU generator's state (what a
+//     model of one process shuffles with, and what dropout on the CPU draws from) and each
+//     CUDA device's default generator's (what dropout on that device draws from).
 // The data and the training and testing options are not saved: the restarted job gives its
 // model the same data (in its original order) and its own options (a job resumed on another
 // number of ranks sets its batch size to keep the step's rows).
@@ -18,19 +19,21 @@
 // resume(m, path) makes model m continue from the checkpoint and returns its `epoch`: m's module
 // must have the checkpoint's parameters and buffers (names and sizes, in order) and m's
 // optimizer its kind, groups and parameters; m's training data, if it has any, is put in the
-// checkpoint's order (it must have as many rows), its shuffle generator and the default CPU
-// generator continue where the checkpoint's were (a checkpoint without a shuffle generator, saved
-// before a shared one was made, leaves m without one too: its next epoch makes it from
-// `shuffleseed`, as the saving model's would have), and no epoch is left under way. Values keep
-// m's devices and types. A data-parallel job calls resume on every rank before distribute (each
-// rank reads the file; distribute then makes sure every rank holds rank 0's values).
+// checkpoint's order (it must have as many rows); its shuffle generator and the default CPU and
+// CUDA generators continue where the checkpoint's were (the CUDA devices this process sees and
+// the checkpoint has a state for; any other keeps its own); a checkpoint without a shuffle
+// generator, saved before a shared one was made, leaves m without one too (its next epoch makes
+// it from `shuffleseed`, as the saving model's would have); no epoch is left under way. Values
+// keep m's devices and types. A data-parallel job calls resume on every rank before distribute
+// (each rank reads the file; distribute then makes sure every rank holds rank 0's values).
 //
 // Resumed training follows the uninterrupted run: the same steps on the same batches, to
 // float tolerance (exactly on the same number of ranks and threads). Exactness needs the
-// randomness to come from the saved generators: a job of one process that shuffles resumes
-// exactly as one process; a job bound to a group resumes exactly on any number of ranks (its
-// shuffles come from the shared generator, saved with it). The CUDA devices' default generators
-// are not saved.
+// randomness to come from the saved generators: a job of one process that shuffles or drops
+// out, on the CPU or a GPU, resumes exactly as one process; a job bound to a group resumes
+// exactly on any number of ranks when it draws only its shuffles (they come from the shared
+// generator, saved with it): every rank resumes the default generators of rank 0's process, so
+// a rank whose dropout drew from its own generator goes on with other draws than it would have.
 //
 // The file (api/model/checkpoint_file.h) is written to `path`.tmp and renamed, so a crash while
 // saving leaves the previous checkpoint whole. Errors: kscope::Error naming checkpoint or resume —

@@ -164,6 +164,7 @@ IValue Encode(const CheckpointFile& s) {
   d.insert("permutation", s.permutation.defined() ? Host(s.permutation) : IValue());
   d.insert("shuffle generator", s.shuffle_on ? Tuple({*s.shuffle_on, s.shuffle_state}) : IValue());
   d.insert("cpu generator", s.cpu_state);
+  d.insert("cuda generators", ListOf(s.cuda_states, [](const at::Tensor& t) { return IValue(t); }));
   return d;
 }
 
@@ -194,6 +195,9 @@ CheckpointFile Decode(const IValue& v, const std::string& path) {
     s.shuffle_state = g[1].toTensor();
   }
   s.cpu_state = d.at("cpu generator").toTensor();
+  if (d.contains("cuda generators")) {
+    s.cuda_states = ListFrom(d.at("cuda generators"), [](const IValue& i) { return i.toTensor(); });
+  }
   return s;
 }
 

@@ -5,8 +5,10 @@
 // it) of one dictionary: `format` ("kscope checkpoint"), `version` (1), `epoch`, `parameters`
 // and `buffers` (lists of (name, tensor)), `optimizer` ((kind, each group's options as
 // (name, (type, value)), the parameter rows as (group, name, size), each parameter's buffers)),
-// `permutation` (a long vector or None), `shuffle generator` ((device, state) or None) and
-// `cpu generator` (a state). Tensors are written as host copies.
+// `permutation` (a long vector or None), `shuffle generator` ((device, state) or None),
+// `cpu generator` (a state) and `cuda generators` (a list of states, cuda:0's first; files
+// written before it was added lack it and read as an empty list). Tensors are written as host
+// copies.
 //
 // WriteCheckpoint writes `path`.tmp and renames it to `path`, so a crash while writing leaves an
 // earlier file at `path` whole; kscope::Error "checkpoint: cannot write <file>: <reason>".
@@ -38,7 +40,8 @@ struct CheckpointFile {
   at::Tensor permutation;                 // undefined: the data in the order given
   std::optional<std::string> shuffle_on;  // the shared shuffle generator's device; none: none
   at::Tensor shuffle_state;
-  at::Tensor cpu_state;  // the default CPU generator's
+  at::Tensor cpu_state;                 // the default CPU generator's
+  std::vector<at::Tensor> cuda_states;  // the default CUDA generators', cuda:0's first
 };
 
 void WriteCheckpoint(const std::string& path, const CheckpointFile& contents);
