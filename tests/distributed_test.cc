@@ -144,8 +144,8 @@ TEST_F(DistributedTest, RankLeavingEarlyFailsItsPeers) {
   EXPECT_THAT(RunRanks("early_exit", 3, 3, TcpRendezvous(), kTimeout), Each(Eq(0)));
 }
 
-// Two of three ranks start: both fail in group, naming group and the rendezvous, once the
-// group's 10 s timeout has passed.
+// Two of three ranks start: both fail in group, naming group, the rendezvous and rank 2 as not
+// arrived, once the group's 10 s timeout has passed.
 TEST_F(DistributedTest, MissingRankFailsGroup) {
   EXPECT_THAT(RunRanks("missing", 2, 3, TcpRendezvous(), std::chrono::seconds(10)), Each(Eq(0)));
 }
@@ -154,6 +154,21 @@ TEST_F(DistributedTest, MissingRankFailsGroup) {
 // the group's timeout, and every rank ends with the same values.
 TEST_F(DistributedTest, LateRankDoesNotFailTheGroup) {
   EXPECT_THAT(RunRanks("slow", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+// Rank 1 alone at a tcp rendezvous that rank 0 would serve: it cannot reach the store, and says
+// whose it is.
+TEST_F(DistributedTest, AStoreRankZeroNeverServesIsNamed) {
+  GroupOptions o;
+  o.rank = 1;
+  o.world = 2;
+  o.rendezvous = TcpRendezvous();
+  o.timeout = std::chrono::milliseconds(1000);
+  const std::string error = ErrorOf([&] { group(o); });
+  EXPECT_TRUE(absl::StartsWith(error, "group: rank 1 of 2 could not meet its peers at " +
+                                          o.rendezvous + " within 1000 ms: "))
+      << error;
+  EXPECT_TRUE(absl::EndsWith(error, "; rank 0, which serves the store, did not answer")) << error;
 }
 
 // Ranks starting from different values train a model bound to the group: every rank ends with

@@ -145,12 +145,14 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
   const Rendezvous r = ParseRendezvous(fn, o.rendezvous);
   auto state = std::make_shared<State>(State{o, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
   try {
+    MarkArrived(*state->store, o.rank);
     state->collectives = Connect(o, r, state->store);
   } catch (const kscope::Error&) {
     throw;
   } catch (const std::exception& e) {
-    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s", fn, o.rank,
-         o.world, o.rendezvous, o.timeout.count(), FailureText(e));
+    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s%s", fn, o.rank,
+         o.world, o.rendezvous, o.timeout.count(), FailureText(e),
+         MissingArrivals(*state->store, o.rank, o.world));
   }
   return std::shared_ptr<GroupObject>(new GroupObject(std::move(state)));
 }

@@ -81,7 +81,9 @@ c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, i
     options.port = r.port;
     options.isServer = rank == 0 && !r.launcher_serves;
     if (!r.launcher_serves) options.numWorkers = world;
-    options.waitWorkers = !r.launcher_serves;
+    // Rank 0 does not wait for the others here: connecting them waits for every rank, and a
+    // rank that never comes is named there (api/distributed/roll_call.h).
+    options.waitWorkers = false;
     options.timeout = timeout;
     c10::intrusive_ptr<c10d::Store> store = c10::make_intrusive<c10d::TCPStore>(r.host, options);
     if (!r.launcher_serves) {
@@ -95,8 +97,10 @@ c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, i
         absl::StrCat(r.prefix, "/group_", launcher_groups.fetch_add(1)), std::move(store));
   } catch (const std::exception& e) {
     const std::string where = r.tcp ? absl::StrFormat("tcp://%s:%d", r.host, r.port) : r.path;
-    Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s", fn, rank, world,
-         where, timeout.count(), FailureText(e));
+    const bool rank0_serves = r.tcp && !r.launcher_serves && rank != 0;
+    Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s%s", fn, rank, world,
+         where, timeout.count(), FailureText(e),
+         rank0_serves ? "; rank 0, which serves the store, did not answer" : "");
   }
 }
 

@@ -38,9 +38,9 @@ struct Rendezvous {
 Rendezvous ParseRendezvous(const char* fn, const std::string& text);
 
 // The store of rank `rank` of `world`: for tcp, rank 0 starts the server (unless the launcher
-// serves it) and waits up to `timeout` for the others to connect; other ranks connect within
-// `timeout`. Throws kscope::Error
-// naming fn and the rendezvous when the peers do not arrive in time or the file cannot be used.
+// serves it) without waiting for the others (connecting the group waits for every rank); the
+// other ranks connect to it within `timeout`. Throws kscope::Error naming fn and the rendezvous
+// when the store cannot be reached in time or the file cannot be used.
 c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, int rank, int world,
                                           std::chrono::milliseconds timeout);
 

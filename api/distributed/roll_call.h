@@ -1,11 +1,17 @@
-// RollCall — which ranks of a group are still there after one of its collectives failed, so
-// that a rank's error can name the peer that died or hung instead of only the closed connection
-// gloo reports (an address).
+// Roll calls — which ranks of a group are there, so that a rank's error can name the peer that
+// never came, died or hung instead of only the timeout or closed connection c10d and gloo report
+// (an address, a count of clients).
 //
-// Every rank whose collective failed calls RollCall with the same `call` (its count of failed
-// collectives in that group: the ranks fail on the same collective, so the counts agree): it
-// writes its own key under kscope/rollcall/<call>/ in the group's store, then waits up to `wait`
-// for every other rank's. Thread-compatible: one call at a time per store and rank.
+// Arrival: every rank marks itself arrived in the group's store (kscope/arrived/<rank>) before
+// connecting its peers; a rank that could not connect them names the ranks whose mark is not
+// there (MissingArrivals).
+//
+// After a failed collective: every rank whose collective failed calls RollCall with the same
+// `call` (its count of failed collectives in that group: the ranks fail on the same collective,
+// so the counts agree): it writes its own key under kscope/rollcall/<call>/ in the group's store,
+// then waits up to `wait` for every other rank's.
+//
+// Thread-compatible: one call at a time per store and rank.
 #ifndef KSCOPE_API_DISTRIBUTED_ROLL_CALL_H_
 #define KSCOPE_API_DISTRIBUTED_ROLL_CALL_H_
 
@@ -17,6 +23,14 @@ class Store;
 }  // namespace c10d
 
 namespace kscope::distributed {
+
+// This rank's mark of arrival. Throws what the store throws.
+void MarkArrived(c10d::Store& store, int rank);
+
+// The text an error of group() appends: "; rank 2 did not arrive", "; ranks 0 and 2 did not
+// arrive", or "" when every other rank's mark is there or the store cannot answer. Looks once,
+// without waiting (the group's timeout has passed). Never throws.
+std::string MissingArrivals(c10d::Store& store, int rank, int world);
 
 // The text an error appends: "; rank 2 did not answer (gone or stuck)", "; ranks 1 and 2 did
 // not answer (gone or stuck)", "" when every rank answered, or "; the group's store did not
