@@ -279,6 +279,12 @@ TEST_F(DistributedTest, RankKilledMidRunFailsItsPeers) {
               ::testing::ElementsAre(0, 0, -1));
 }
 
+// Rank 0 dies mid-training, taking the group's store with it: the others name it as gone.
+TEST_F(DistributedTest, RankZeroKilledMidRunIsNamedAsGone) {
+  EXPECT_THAT(RunRanks("killed_first", 3, 3, TcpRendezvous(), kTimeout),
+              ::testing::ElementsAre(-1, 0, 0));
+}
+
 // The last of three ranks dies after joining, just before distribute's broadcast of rank 0's
 // state, or before testrun's group metrics: the others' call fails naming it, their rank and
 // the dead one.

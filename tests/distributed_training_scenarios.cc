@@ -199,7 +199,7 @@ void Mismatch(const Setup& s) {
       error);
 }
 
-void Killed(const Setup& s) {
+void Killed(const Setup& s, int victim) {
   const Scope scope = Scope::Open();
   const Handle g = group(s.group);
   const Handle m = Classifier(0);
@@ -209,7 +209,7 @@ void Killed(const Setup& s) {
   distribute(m, g);
   run(m);
   barrier(g);
-  if (s.group.rank == s.group.world - 1) {
+  if (s.group.rank == victim) {
     std::thread([] {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       raise(SIGKILL);
@@ -221,7 +221,7 @@ void Killed(const Setup& s) {
   Check(absl::StartsWith(
             error, absl::StrFormat("run: rank %d of %d failed: ", s.group.rank, s.group.world)),
         error);
-  Check(absl::EndsWith(error, DeadRankNamed(s)), error);
+  Check(absl::EndsWith(error, DeadRankNamed(s, victim)), error);
   Check(model_datasize(m, DataMode::kTrain) == 3000, "data restored after the failed run");
 }
 

@@ -12,8 +12,9 @@
 //   early_exit   the last rank leaves right after joining; every other rank's allreduce must
 //                fail with kscope::Error naming allreduce (a closed peer or the timeout) and
 //                the rank that left;
-//   missing      started with fewer ranks than WORLD: group must fail naming group;
-//   train, train_nccl, mismatch, killed, rank_error  models bound to the group
+//   missing      started as ranks 0..WORLD-2: group must fail naming group, the rendezvous
+//                and rank WORLD-1 as the one that did not arrive;
+//   train, train_nccl, mismatch, killed, killed_first, rank_error  models bound to the group
 //                (tests/distributed_worker.h).
 // Exit status: 0 when every check passed and no handle outlived its scope, 1 otherwise (the
 // reason on stderr), 2 for bad command-line arguments.
@@ -155,6 +156,8 @@ void Missing(const Setup& s) {
   const std::string error = ErrorOf([&] { kscope::group(s.group); });
   Check(absl::StartsWith(error, "group: rank "), error);
   Check(absl::StrContains(error, s.group.rendezvous), error);
+  Check(absl::EndsWith(error, absl::StrFormat("; rank %d did not arrive", s.group.world - 1)),
+        error);
 }
 
 bool Parse(int argc, char** argv, Setup* s) {
@@ -185,14 +188,14 @@ bool Parse(int argc, char** argv, Setup* s) {
 int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
-    std::cerr
-        << "usage: distributed_worker "
-           "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_distribute|"
-           "killed_testrun|slow|rank_error|resume|overlap RANK "
-           "WORLD RENDEZVOUS "
-           "TIMEOUT_MS\n"
-           "       distributed_worker train env TIMEOUT_MS   (placed by its launcher's "
-           "variables)\n";
+    std::cerr << "usage: distributed_worker "
+                 "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_first|"
+                 "killed_distribute|"
+                 "killed_testrun|slow|rank_error|resume|overlap RANK "
+                 "WORLD RENDEZVOUS "
+                 "TIMEOUT_MS\n"
+                 "       distributed_worker train env TIMEOUT_MS   (placed by its launcher's "
+                 "variables)\n";
     return 2;
   }
   try {
@@ -207,8 +210,8 @@ int main(int argc, char** argv) {
       kscope::worker::Train(s);
     } else if (s.scenario == "mismatch") {
       kscope::worker::Mismatch(s);
-    } else if (s.scenario == "killed") {
-      kscope::worker::Killed(s);
+    } else if (s.scenario == "killed" || s.scenario == "killed_first") {
+      kscope::worker::Killed(s, s.scenario == "killed" ? s.group.world - 1 : 0);
     } else if (s.scenario == "killed_distribute" || s.scenario == "killed_testrun") {
       kscope::worker::KilledBeforePhase(s, s.scenario.substr(std::string("killed_").size()));
     } else if (s.scenario == "slow") {

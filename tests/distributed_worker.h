@@ -40,10 +40,14 @@ inline void CheckEqual(const at::Tensor& got, const at::Tensor& want, const std:
   Check(false, text.str());
 }
 
-// How a surviving rank's error ends when the group's last rank died: the roll call's verdict
-// (api/distributed/roll_call.h).
-inline std::string DeadRankNamed(const Setup& s) {
-  return "; rank " + std::to_string(s.group.world - 1) + " did not answer (gone or stuck)";
+// How a surviving rank's error ends when rank `dead` (by default the group's last) died: the
+// roll call's verdict (api/distributed/roll_call.h); rank 0 of a tcp rendezvous took the group's
+// store with it.
+inline std::string DeadRankNamed(const Setup& s, int dead = -1) {
+  if (dead == 0)
+    return "; rank 0 did not answer (gone): the group's store it served is unreachable";
+  return "; rank " + std::to_string(dead < 0 ? s.group.world - 1 : dead) +
+         " did not answer (gone or stuck)";
 }
 
 // The error f throws, or "no error".
@@ -68,9 +72,9 @@ std::string ErrorOf(F f) {
 //   mismatch  two ranks whose modules, optimizer states, batch counts or task options differ:
 //           distribute or run fails alike on both, naming the rank that differs, and changes
 //           nothing;
-//   killed  every rank trains; the last rank kills itself (SIGKILL) shortly after the first
-//           epoch; every other rank's run must fail naming run and the dead rank, with its
-//           data restored;
+//   killed, killed_first  every rank trains; the last rank (killed) or rank 0, the store's
+//           server (killed_first), kills itself (SIGKILL) shortly after the first epoch; every
+//           other rank's run must fail naming run and the dead rank, with its data restored;
 //   killed_distribute, killed_testrun  after every rank has joined, the last rank kills itself
 //           just before distribute (rank 0's state broadcast) or testrun (the group metrics'
 //           allreduce): every other rank's call fails naming the call, its rank and the dead
@@ -89,7 +93,7 @@ std::string ErrorOf(F f) {
 //           backward (three buckets) and after backward: equal values (to float tolerance).
 void Train(const Setup& s);
 void Mismatch(const Setup& s);
-void Killed(const Setup& s);
+void Killed(const Setup& s, int victim);
 // phase: "distribute" or "testrun".
 void KilledBeforePhase(const Setup& s, const std::string& phase);
 void Slow(const Setup& s);

@@ -70,6 +70,7 @@ c10d::ReduceOp::RedOpType OpOf(Reduction op) {
 
 struct GroupObject::State {
   GroupOptions options;
+  int store_server = -1;  // the rank whose process serves the store (-1: none does)
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<C10dCollectives> collectives;
 
@@ -124,7 +125,7 @@ struct GroupObject::State {
       }
       const auto wait = std::min<std::chrono::milliseconds>(options.timeout, kRollCallWait);
       Fail("%s: rank %d of %d failed: %s%s", fn, options.rank, options.world, reason,
-           RollCall(*store, options.rank, options.world, ++failed_collectives, wait));
+           RollCall(*store, options.rank, options.world, store_server, ++failed_collectives, wait));
     }
   }
 
@@ -143,7 +144,8 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
   if (o.timeout.count() <= 0)
     Fail("%s: timeout must be positive, given %d ms", fn, o.timeout.count());
   const Rendezvous r = ParseRendezvous(fn, o.rendezvous);
-  auto state = std::make_shared<State>(State{o, MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
+  auto state = std::make_shared<State>(
+      State{o, StoreServer(r), MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
   try {
     MarkArrived(*state->store, o.rank);
     state->collectives = Connect(o, r, state->store);

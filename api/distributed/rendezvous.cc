@@ -69,6 +69,8 @@ Rendezvous ParseRendezvous(const char* fn, const std::string& text) {
   return r;
 }
 
+int StoreServer(const Rendezvous& r) { return r.tcp && !r.launcher_serves ? 0 : -1; }
+
 c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, int rank, int world,
                                           std::chrono::milliseconds timeout) {
   try {
@@ -97,10 +99,12 @@ c10::intrusive_ptr<c10d::Store> MakeStore(const char* fn, const Rendezvous& r, i
         absl::StrCat(r.prefix, "/group_", launcher_groups.fetch_add(1)), std::move(store));
   } catch (const std::exception& e) {
     const std::string where = r.tcp ? absl::StrFormat("tcp://%s:%d", r.host, r.port) : r.path;
-    const bool rank0_serves = r.tcp && !r.launcher_serves && rank != 0;
+    const int server = StoreServer(r);
     Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s%s", fn, rank, world,
          where, timeout.count(), FailureText(e),
-         rank0_serves ? "; rank 0, which serves the store, did not answer" : "");
+         server >= 0 && server != rank
+             ? absl::StrFormat("; rank %d, which serves the store, did not answer", server)
+             : "");
   }
 }
 

@@ -37,6 +37,10 @@ struct Rendezvous {
 // server=rank0|launcher and prefix=P).
 Rendezvous ParseRendezvous(const char* fn, const std::string& text);
 
+// The rank whose process serves r's store: 0 for a tcp rendezvous that rank 0 serves, -1 for a
+// file or a store the launcher serves.
+int StoreServer(const Rendezvous& r);
+
 // The store of rank `rank` of `world`: for tcp, rank 0 starts the server (unless the launcher
 // serves it) without waiting for the others (connecting the group waits for every rank); the
 // other ranks connect to it within `timeout`. Throws kscope::Error naming fn and the rendezvous

@@ -1,5 +1,6 @@
 #include "api/distributed/roll_call.h"
 
+#include <algorithm>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -56,7 +57,7 @@ std::string MissingArrivals(c10d::Store& store, int rank, int world) {
   }
 }
 
-std::string RollCall(c10d::Store& store, int rank, int world, int call,
+std::string RollCall(c10d::Store& store, int rank, int world, int store_server, int call,
                      std::chrono::milliseconds wait) {
   const std::string prefix = absl::StrCat("kscope/rollcall/", call, "/");
   std::vector<int> missing = Others(rank, world);
@@ -71,8 +72,12 @@ std::string RollCall(c10d::Store& store, int rank, int world, int call,
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   } catch (const std::exception&) {
-    // Before this rank could answer: the store is gone. While it waited: the store's host left
-    // (rank 0 done with its own roll call), and the ranks missing until then stand.
+    // The store is gone: with its server, if that had not answered; else its server left, done
+    // with its own roll call, and the ranks missing until then stand.
+    if (std::find(missing.begin(), missing.end(), store_server) != missing.end()) {
+      return Named({store_server},
+                   "did not answer (gone): the group's store it served is unreachable");
+    }
     if (!answered) return "; the group's store did not answer";
   }
   return Named(std::move(missing), "did not answer (gone or stuck)");

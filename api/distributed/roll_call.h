@@ -33,11 +33,14 @@ void MarkArrived(c10d::Store& store, int rank);
 std::string MissingArrivals(c10d::Store& store, int rank, int world);
 
 // The text an error appends: "; rank 2 did not answer (gone or stuck)", "; ranks 1 and 2 did
-// not answer (gone or stuck)", "" when every rank answered, or "; the group's store did not
-// answer" when the store cannot be reached at all (a tcp rendezvous's store is rank 0's unless
-// the launcher serves it); when the store goes while this rank waits (its host, done with its
-// own roll call, left), the ranks that had not answered by then are named. Never throws.
-std::string RollCall(c10d::Store& store, int rank, int world, int call,
+// not answer (gone or stuck)", or "" when every rank answered. `store_server` is the rank whose
+// process serves the store (a tcp rendezvous's rank 0 unless the launcher serves it), -1 when
+// none does. When the store cannot be reached: "; rank 0 did not answer (gone): the group's
+// store it served is unreachable" while the server had not answered (a stuck process still
+// serves its store from a thread of its own, so the server is gone), the ranks missing until
+// then when it had (its host, done with its own roll call, left), and "; the group's store did
+// not answer" when no rank serves it and this rank could not answer. Never throws.
+std::string RollCall(c10d::Store& store, int rank, int world, int store_server, int call,
                      std::chrono::milliseconds wait);
 
 }  // namespace kscope::distributed
