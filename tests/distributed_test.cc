@@ -26,6 +26,7 @@
 #include "tests/error_text.h"
 #include "tests/free_port.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/temp_directory.h"
 #include "tests/test_fixture.h"
 
 extern char** environ;
@@ -102,18 +103,30 @@ std::vector<int> RunProcesses(std::vector<Process> processes,
   return status;
 }
 
-// Starts ranks 0..started-1 of a world of `world` running `scenario` and waits for them (up to
-// `limit`). Returns each rank's exit status, -1 for a rank killed or not started.
+// Starts one process as each of `ranks` of a world of `world` running `scenario`, with
+// `variables` (NAME=value) set for each, and waits for them (up to `limit`). Returns each one's
+// exit status, -1 for one killed or not started.
+std::vector<int> RunProcessesAs(const std::string& scenario, const std::vector<int>& ranks,
+                                int world, const std::string& rendezvous,
+                                std::chrono::milliseconds timeout,
+                                const std::vector<std::string>& variables = {},
+                                std::chrono::seconds limit = std::chrono::seconds(120)) {
+  std::vector<Process> processes;
+  for (int rank : ranks) {
+    processes.push_back({{testing::kDistributedWorkerPath, scenario, absl::StrCat(rank),
+                          absl::StrCat(world), rendezvous, absl::StrCat(timeout.count())},
+                         variables});
+  }
+  return RunProcesses(std::move(processes), limit);
+}
+
+// The same for ranks 0..started-1.
 std::vector<int> RunRanks(const std::string& scenario, int started, int world,
                           const std::string& rendezvous, std::chrono::milliseconds timeout,
                           std::chrono::seconds limit = std::chrono::seconds(120)) {
-  std::vector<Process> ranks;
-  for (int rank = 0; rank < started; ++rank) {
-    ranks.push_back({{testing::kDistributedWorkerPath, scenario, absl::StrCat(rank),
-                      absl::StrCat(world), rendezvous, absl::StrCat(timeout.count())},
-                     {}});
-  }
-  return RunProcesses(std::move(ranks), limit);
+  std::vector<int> ranks(started);
+  for (int rank = 0; rank < started; ++rank) ranks[rank] = rank;
+  return RunProcessesAs(scenario, ranks, world, rendezvous, timeout, {}, limit);
 }
 
 constexpr std::chrono::milliseconds kTimeout(30000);
@@ -154,6 +167,18 @@ TEST_F(DistributedTest, MissingRankFailsGroup) {
 // the group's timeout, and every rank ends with the same values.
 TEST_F(DistributedTest, LateRankDoesNotFailTheGroup) {
   EXPECT_THAT(RunRanks("slow", 2, 2, TcpRendezvous(), kTimeout), Each(Eq(0)));
+}
+
+// Two processes started as rank 1 of 2 (a launcher's variables gone wrong): the one that comes
+// second is refused at once, naming the rank taken (exit status 3), and the other two meet.
+// (Before, gloo took both, and a process aborted on an exception in gloo's own thread.)
+TEST_F(DistributedTest, ASecondProcessAsARankTakenIsRefused) {
+  const testing::TempDirectory dir("distributed_test");
+  const std::vector<int> status =
+      RunProcessesAs("duplicate", {0, 1, 1}, 2, TcpRendezvous(), kTimeout,
+                     {"REFUSED_MARKER=" + dir.Join("refused")});
+  EXPECT_EQ(status[0], 0);
+  EXPECT_THAT((std::vector<int>{status[1], status[2]}), ::testing::UnorderedElementsAre(0, 3));
 }
 
 // Rank 1 alone at a tcp rendezvous that rank 0 would serve: it cannot reach the store, and says

@@ -14,13 +14,20 @@
 //                the rank that left;
 //   missing      started as ranks 0..WORLD-2: group must fail naming group, the rendezvous
 //                and rank WORLD-1 as the one that did not arrive;
+//   duplicate    started twice as the same rank: each process either joins (meets the others
+//                at a barrier, then waits for the file $REFUSED_MARKER to appear, so that the
+//                store outlives the other's try) or is refused at once, naming the rank taken,
+//                and makes that file (exit status 3);
 //   train, train_nccl, mismatch, killed, killed_first, rank_error  models bound to the group
 //                (tests/distributed_worker.h).
 // Exit status: 0 when every check passed and no handle outlived its scope, 1 otherwise (the
-// reason on stderr), 2 for bad command-line arguments.
+// reason on stderr), 2 for bad command-line arguments, 3 for a duplicate refused.
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -156,8 +163,32 @@ void Missing(const Setup& s) {
   const std::string error = ErrorOf([&] { kscope::group(s.group); });
   Check(absl::StartsWith(error, "group: rank "), error);
   Check(absl::StrContains(error, s.group.rendezvous), error);
-  Check(absl::EndsWith(error, absl::StrFormat("; rank %d did not arrive", s.group.world - 1)),
+  // (Followed by " (then the group's store closed)" where rank 0 gave up first and left.)
+  Check(absl::StrContains(error, absl::StrFormat("within %d ms: rank %d did not arrive",
+                                                 s.group.timeout.count(), s.group.world - 1)),
         error);
+}
+
+// Whether the group refused this process as a second one of its rank.
+bool Duplicate(const Setup& s) {
+  const char* marker = std::getenv("REFUSED_MARKER");
+  Check(marker != nullptr, "REFUSED_MARKER set");
+  const kscope::Scope scope = kscope::Scope::Open();
+  const std::string error = ErrorOf([&] { kscope::group(s.group); });
+  if (error == "no error") {
+    kscope::barrier();
+    for (int waited = 0; !std::ifstream(marker); waited += 50) {
+      Check(waited < 60000, "the other process of this rank refused within 60 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  Check(error ==
+            absl::StrFormat("group: rank %d of %d: another process already joined as rank %d at %s",
+                            s.group.rank, s.group.world, s.group.rank, s.group.rendezvous),
+        error);
+  std::ofstream(marker) << "refused\n";
+  return true;
 }
 
 bool Parse(int argc, char** argv, Setup* s) {
@@ -189,8 +220,8 @@ int main(int argc, char** argv) {
   Setup s;
   if (!Parse(argc, argv, &s)) {
     std::cerr << "usage: distributed_worker "
-                 "collectives|early_exit|missing|train|train_nccl|mismatch|killed|killed_first|"
-                 "killed_distribute|"
+                 "collectives|early_exit|missing|duplicate|train|train_nccl|mismatch|killed|"
+                 "killed_first|killed_distribute|"
                  "killed_testrun|slow|rank_error|resume|overlap RANK "
                  "WORLD RENDEZVOUS "
                  "TIMEOUT_MS\n"
@@ -198,6 +229,7 @@ int main(int argc, char** argv) {
                  "variables)\n";
     return 2;
   }
+  bool refused = false;
   try {
     if (s.from_environment) s.group = kscope::placed_by_launcher(s.group, "distributed_worker");
     if (s.scenario == "collectives") {
@@ -206,6 +238,8 @@ int main(int argc, char** argv) {
       EarlyExit(s);
     } else if (s.scenario == "missing") {
       Missing(s);
+    } else if (s.scenario == "duplicate") {
+      refused = Duplicate(s);
     } else if (s.scenario == "train" || s.scenario == "train_nccl") {
       kscope::worker::Train(s);
     } else if (s.scenario == "mismatch") {
@@ -233,5 +267,5 @@ int main(int argc, char** argv) {
               << "\n";
     return 1;
   }
-  return 0;
+  return refused ? 3 : 0;
 }

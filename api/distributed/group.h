@@ -5,13 +5,14 @@
 // rendezvous.h: `tcp://host:port`, rank 0 serving, or a file path) and their backend has
 // connected them, or fails after `timeout` with kscope::Error naming `group`, the rank and the
 // rendezvous: a peer that never arrives gives an error, never a hang, and the error names it
-// ("group: rank 0 of 3 could not connect its peers at tcp://127.0.0.1:29500 within 10000 ms:
-// Socket Timeout; rank 2 did not arrive"; where rank 0 serves a tcp store, the others cannot
-// reach it without rank 0: "...; rank 0, which serves the store, did not answer"). Each call
-// registers one new handle in the current scope and makes that group the default group, the one
-// collectives (api/distributed/collectives.h) use when given no group; freeing the handle leaves
-// the process with no default until the next group(). Freeing the last handle closes the
-// connections.
+// ("group: rank 0 of 3 could not meet its peers at tcp://127.0.0.1:29500 within 10000 ms: rank
+// 2 did not arrive"; where rank 0 serves a tcp store, the others cannot reach it without rank
+// 0: "...; rank 0, which serves the store, did not answer"). A second process joining as a rank
+// already taken is refused at once ("group: rank 1 of 2: another process already joined as
+// rank 1 at tcp://127.0.0.1:29500"). Each call registers one new handle in the current scope
+// and makes that group the default group, the one collectives (api/distributed/collectives.h)
+// use when given no group; freeing the handle leaves the process with no default until the next
+// group(). Freeing the last handle closes the connections.
 //
 // Backends: "gloo" (CPU tensors) always; "nccl" only when kscope and libtorch are built with
 // CUDA and NCCL, else kscope::Error "group: backend `nccl needs a libtorch built with CUDA and

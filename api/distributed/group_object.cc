@@ -147,14 +147,22 @@ std::shared_ptr<GroupObject> GroupObject::Join(const char* fn, const GroupOption
   auto state = std::make_shared<State>(
       State{o, StoreServer(r), MakeStore(fn, r, o.rank, o.world, o.timeout), {}});
   try {
-    MarkArrived(*state->store, o.rank);
+    if (!MarkArrived(*state->store, o.rank)) {
+      Fail("%s: rank %d of %d: another process already joined as rank %d at %s%s", fn, o.rank,
+           o.world, o.rank, o.rendezvous,
+           r.tcp ? "" : " (or the file is left from an earlier job: remove it)");
+    }
+    const std::string absent = AwaitArrivals(*state->store, o.rank, o.world, o.timeout);
+    if (!absent.empty()) {
+      Fail("%s: rank %d of %d could not meet its peers at %s within %d ms: %s", fn, o.rank, o.world,
+           o.rendezvous, o.timeout.count(), absent);
+    }
     state->collectives = Connect(o, r, state->store);
   } catch (const kscope::Error&) {
     throw;
   } catch (const std::exception& e) {
-    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s%s", fn, o.rank,
-         o.world, o.rendezvous, o.timeout.count(), FailureText(e),
-         MissingArrivals(*state->store, o.rank, o.world));
+    Fail("%s: rank %d of %d could not connect its peers at %s within %d ms: %s", fn, o.rank,
+         o.world, o.rendezvous, o.timeout.count(), FailureText(e));
   }
   return std::shared_ptr<GroupObject>(new GroupObject(std::move(state)));
 }

@@ -34,53 +34,70 @@ std::vector<int> Absent(c10d::Store& store, const std::string& prefix,
   return absent;
 }
 
-// "; rank 2 <what>", "; ranks 1 and 2 <what>", "" for none.
+// Looks for the keys (`prefix` and the rank) of `missing` until none is missing or `wait` has
+// passed, first at once, then after pauses growing from 1 ms to 50 ms; `missing` keeps the ranks
+// the last look the store answered did not see. False when the store stopped answering.
+bool Await(c10d::Store& store, const std::string& prefix, std::vector<int>& missing,
+           std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  std::chrono::milliseconds pause(1);
+  try {
+    while (true) {
+      missing = Absent(store, prefix, missing);
+      if (missing.empty() || std::chrono::steady_clock::now() >= deadline) return true;
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// "rank 2 <what>", "ranks 1 and 2 <what>", "" for none.
 std::string Named(std::vector<int> ranks, const char* what) {
   if (ranks.empty()) return "";
-  if (ranks.size() == 1) return absl::StrCat("; rank ", ranks[0], " ", what);
+  if (ranks.size() == 1) return absl::StrCat("rank ", ranks[0], " ", what);
   const int last = ranks.back();
   ranks.pop_back();
-  return absl::StrCat("; ranks ", absl::StrJoin(ranks, ", "), " and ", last, " ", what);
+  return absl::StrCat("ranks ", absl::StrJoin(ranks, ", "), " and ", last, " ", what);
 }
 
 }  // namespace
 
-void MarkArrived(c10d::Store& store, int rank) {
-  store.set(absl::StrCat(kArrived, rank), std::vector<std::uint8_t>{1});
+bool MarkArrived(c10d::Store& store, int rank) {
+  return store.add(absl::StrCat(kArrived, rank), 1) == 1;
 }
 
-std::string MissingArrivals(c10d::Store& store, int rank, int world) {
-  try {
-    return Named(Absent(store, kArrived, Others(rank, world)), "did not arrive");
-  } catch (const std::exception&) {
-    return "";
-  }
+std::string AwaitArrivals(c10d::Store& store, int rank, int world,
+                          std::chrono::milliseconds timeout) {
+  std::vector<int> missing = Others(rank, world);
+  const bool answered = Await(store, kArrived, missing, timeout);
+  if (missing.empty()) return "";
+  return Named(std::move(missing),
+               answered ? "did not arrive" : "did not arrive (then the group's store closed)");
 }
 
 std::string RollCall(c10d::Store& store, int rank, int world, int store_server, int call,
                      std::chrono::milliseconds wait) {
   const std::string prefix = absl::StrCat("kscope/rollcall/", call, "/");
   std::vector<int> missing = Others(rank, world);
-  bool answered = false;
+  bool answered = true;
   try {
     store.set(absl::StrCat(prefix, rank), std::vector<std::uint8_t>{1});
-    answered = true;
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    while (!missing.empty()) {
-      missing = Absent(store, prefix, missing);
-      if (missing.empty() || std::chrono::steady_clock::now() >= deadline) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
   } catch (const std::exception&) {
-    // The store is gone: with its server, if that had not answered; else its server left, done
-    // with its own roll call, and the ranks missing until then stand.
-    if (std::find(missing.begin(), missing.end(), store_server) != missing.end()) {
-      return Named({store_server},
-                   "did not answer (gone): the group's store it served is unreachable");
-    }
-    if (!answered) return "; the group's store did not answer";
+    answered = false;
   }
-  return Named(std::move(missing), "did not answer (gone or stuck)");
+  const bool store_answers = answered && Await(store, prefix, missing, wait);
+  if (!store_answers && std::find(missing.begin(), missing.end(), store_server) != missing.end()) {
+    // The store went with its server, which had not answered.
+    return absl::StrCat("; rank ", store_server,
+                        " did not answer (gone): the group's store it served is unreachable");
+  }
+  if (!answered) return "; the group's store did not answer";
+  // Any store that went meanwhile went with a server done with its own roll call: the ranks
+  // missing until then stand.
+  if (missing.empty()) return "";
+  return absl::StrCat("; ", Named(std::move(missing), "did not answer (gone or stuck)"));
 }
 
 }  // namespace kscope::distributed

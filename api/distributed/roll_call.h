@@ -2,9 +2,10 @@
 // never came, died or hung instead of only the timeout or closed connection c10d and gloo report
 // (an address, a count of clients).
 //
-// Arrival: every rank marks itself arrived in the group's store (kscope/arrived/<rank>) before
-// connecting its peers; a rank that could not connect them names the ranks whose mark is not
-// there (MissingArrivals).
+// Arrival: every rank marks itself arrived in the group's store (kscope/arrived/<rank>), and a
+// second process marking the same rank learns that it came second (MarkArrived); then it waits
+// for the others' marks before connecting them (AwaitArrivals), and names those that did not
+// come.
 //
 // After a failed collective: every rank whose collective failed calls RollCall with the same
 // `call` (its count of failed collectives in that group: the ranks fail on the same collective,
@@ -24,13 +25,17 @@ class Store;
 
 namespace kscope::distributed {
 
-// This rank's mark of arrival. Throws what the store throws.
-void MarkArrived(c10d::Store& store, int rank);
+// Marks `rank` arrived; false when another process had already marked it. Throws what the store
+// throws.
+bool MarkArrived(c10d::Store& store, int rank);
 
-// The text an error of group() appends: "; rank 2 did not arrive", "; ranks 0 and 2 did not
-// arrive", or "" when every other rank's mark is there or the store cannot answer. Looks once,
-// without waiting (the group's timeout has passed). Never throws.
-std::string MissingArrivals(c10d::Store& store, int rank, int world);
+// Waits up to `timeout` for every other rank's mark: "" once all are there, else what group()'s
+// error ends with: "rank 2 did not arrive", "ranks 0 and 2 did not arrive", with " (then the
+// group's store closed)" when the store stopped answering meanwhile (rank 0, serving it, gave
+// up and left): the ranks are those the last look the store answered did not see. Looks at
+// once, then after pauses growing from 1 ms to 50 ms. Never throws.
+std::string AwaitArrivals(c10d::Store& store, int rank, int world,
+                          std::chrono::milliseconds timeout);
 
 // The text an error appends: "; rank 2 did not answer (gone or stuck)", "; ranks 1 and 2 did
 // not answer (gone or stuck)", or "" when every rank answered. `store_server` is the rank whose
