@@ -13,7 +13,8 @@
 namespace kscope::distributed {
 namespace {
 
-constexpr const char* kArrived = "kscope/arrived/";
+constexpr const char* kArrived = "kscope/arrived/";   // one mark per rank
+constexpr const char* kArrivals = "kscope/arrivals";  // the count of marks
 
 // Every rank of `world` but `rank`.
 std::vector<int> Others(int rank, int world) {
@@ -65,16 +66,38 @@ std::string Named(std::vector<int> ranks, const char* what) {
 }  // namespace
 
 bool MarkArrived(c10d::Store& store, int rank) {
-  return store.add(absl::StrCat(kArrived, rank), 1) == 1;
+  if (store.add(absl::StrCat(kArrived, rank), 1) != 1) return false;
+  store.add(kArrivals, 1);
+  return true;
 }
 
 std::string AwaitArrivals(c10d::Store& store, int rank, int world,
                           std::chrono::milliseconds timeout) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + timeout;
+  // Who is missing is looked up once shortly before the deadline, should the store close
+  // before it (rank 0, serving it, gave up and left), and at the deadline.
+  const auto early_look =
+      deadline - std::min<std::chrono::milliseconds>(timeout / 4, std::chrono::milliseconds(1000));
   std::vector<int> missing = Others(rank, world);
-  const bool answered = Await(store, kArrived, missing, timeout);
-  if (missing.empty()) return "";
-  return Named(std::move(missing),
-               answered ? "did not arrive" : "did not arrive (then the group's store closed)");
+  bool looked = false;
+  std::chrono::milliseconds pause(1);
+  try {
+    while (store.add(kArrivals, 0) < world) {  // one request a look, whatever the world
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline || (!looked && now >= early_look)) {
+        missing = Absent(store, kArrived, missing);
+        looked = true;
+        if (now >= deadline) return Named(std::move(missing), "did not arrive");
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+    return "";
+  } catch (const std::exception&) {
+    if (!looked) return "the group's store closed before every rank arrived";
+    return Named(std::move(missing), "did not arrive (then the group's store closed)");
+  }
 }
 
 std::string RollCall(c10d::Store& store, int rank, int world, int store_server, int call,

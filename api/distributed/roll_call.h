@@ -29,11 +29,14 @@ namespace kscope::distributed {
 // throws.
 bool MarkArrived(c10d::Store& store, int rank);
 
-// Waits up to `timeout` for every other rank's mark: "" once all are there, else what group()'s
-// error ends with: "rank 2 did not arrive", "ranks 0 and 2 did not arrive", with " (then the
-// group's store closed)" when the store stopped answering meanwhile (rank 0, serving it, gave
-// up and left): the ranks are those the last look the store answered did not see. Looks at
-// once, then after pauses growing from 1 ms to 50 ms. Never throws.
+// Waits up to `timeout` for every other rank's mark: "" once all are there (at the deadline
+// too), else what group()'s error ends with: "rank 2 did not arrive", "ranks 0 and 2 did not
+// arrive". When the store stops answering meanwhile (rank 0, serving it, gave up first and
+// left): the ranks missing at a look shortly before the deadline (the last quarter of the
+// timeout, at most its last second) with " (then the group's store closed)", or "the group's
+// store closed before every rank arrived" when it closed before that look. Each look while
+// waiting reads a count of the marks (one request, whatever the world), at once, then after
+// pauses growing from 1 ms to 50 ms. Never throws.
 std::string AwaitArrivals(c10d::Store& store, int rank, int world,
                           std::chrono::milliseconds timeout);
 
