@@ -134,14 +134,22 @@ void CloseScope(ScopeId id, absl::Span<const Handle> hand_off) {
   CloseScopeNoThrow(id, hand_off);
 }
 
+// The queries read this thread's stack without making one: a thread that never opened a scope
+// has none to read.
 ScopeId CurrentScope() {
-  const std::vector<ScopeId>& open = Stack().open;
-  return open.empty() ? kRootScope : open.back();
+  const ThreadStack* stack = current_stack;
+  return stack == nullptr || stack->open.empty() ? kRootScope : stack->open.back();
 }
 
-int ScopeDepth() { return static_cast<int>(Stack().open.size()); }
+int ScopeDepth() {
+  const ThreadStack* stack = current_stack;
+  return stack == nullptr ? 0 : static_cast<int>(stack->open.size());
+}
 
-std::vector<ScopeId> OpenScopes() { return Stack().open; }
+std::vector<ScopeId> OpenScopes() {
+  const ThreadStack* stack = current_stack;
+  return stack == nullptr ? std::vector<ScopeId>() : stack->open;
+}
 
 Handle Own(Object&& object, const char* origin) {
   const Placement at = PlaceNew(origin);
