@@ -16,8 +16,6 @@
 namespace kscope {
 namespace {
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline HandleTable& Table() { return HandleTable::Global(); }
-
 bool IsComposite(ObjectClass c) {
   return c != ObjectClass::kTensor && c != ObjectClass::kVector && c != ObjectClass::kDictionary;
 }
@@ -41,7 +39,7 @@ absl::string_view Plural(ObjectClass c) {
 template <typename F>
 auto ReadStored(Handle h, F f) {
   std::optional<decltype(f(std::declval<const Object&>()))> out;
-  Table().Read(h, [&](const Object& o) { out.emplace(f(o)); });
+  HandleTable::Global().Read(h, [&](const Object& o) { out.emplace(f(o)); });
   return std::move(*out);
 }
 
@@ -55,7 +53,7 @@ std::vector<std::int64_t> RowSize(const Object& o) {
 
 std::vector<ObjectRow> obj() {
   std::vector<ObjectRow> rows;
-  for (auto& [info, object] : Table().Snapshot()) {
+  for (auto& [info, object] : HandleTable::Global().Snapshot()) {
     const PerElement<std::string> dtype = Dtype(object);
     rows.push_back(ObjectRow{info.handle, info.object_class, DeviceOf(object),
                              dtype.is_single() ? dtype.single() : std::string(), RowSize(object),
@@ -64,12 +62,12 @@ std::vector<ObjectRow> obj() {
   return rows;
 }
 
-std::size_t live_handles() { return Table().size(); }
+std::size_t live_handles() { return HandleTable::Global().size(); }
 
-void free(Handle h) { Table().Release(h); }
+void free(Handle h) { HandleTable::Global().Release(h); }
 
 void free(absl::Span<const Handle> handles) {
-  Table().ReleaseAll(
+  HandleTable::Global().ReleaseAll(
       handles, [](std::size_t i) { Fail("free: stale pointer, element[%d] of given list", i); });
 }
 
@@ -77,53 +75,53 @@ void free(const std::vector<std::pair<std::string, Handle>>& named) {
   std::vector<Handle> handles;
   handles.reserve(named.size());
   for (const auto& item : named) handles.push_back(item.second);
-  Table().ReleaseAll(handles, [&](std::size_t i) {
+  HandleTable::Global().ReleaseAll(handles, [&](std::size_t i) {
     Fail("free: stale pointer, key[`%s] of given dictionary", named[i].first);
   });
 }
 
 void free() { ReleaseThreadHandles(); }
 
-Value copy_out(Handle h, const char* fn) { return HostValue(fn, Table().Get(h)); }
+Value copy_out(Handle h, const char* fn) { return HostValue(fn, HandleTable::Global().Get(h)); }
 
 Value return_(Handle h) {
   Value v = copy_out(h);
-  Table().Release(h);
+  HandleTable::Global().Release(h);
   return v;
 }
 
 void use(Handle dst, Handle src) {
-  const EntryInfo to = Table().Info(dst);
+  const EntryInfo to = HandleTable::Global().Info(dst);
   if (IsComposite(to.object_class)) Fail("use: 1st arg must be tensor, vector or dictionary");
   if (dst == src) return;
-  const EntryInfo from = Table().Info(src);
+  const EntryInfo from = HandleTable::Global().Info(src);
   if (from.object_class != to.object_class) {
     Fail("use: unable to re-assign %s to given %s", ClassName(to.object_class),
          ClassName(from.object_class));
   }
-  Table().Transfer(src, dst);
+  HandleTable::Global().Transfer(src, dst);
 }
 
 void use(Handle dst, Value data) {
-  const EntryInfo to = Table().Info(dst);
+  const EntryInfo to = HandleTable::Global().Info(dst);
   if (IsComposite(to.object_class)) Fail("use: 1st arg must be tensor, vector or dictionary");
   const ObjectClass given = ClassOf(data);
   if (given != to.object_class) {
     Fail("use: unable to re-assign %s to given %s data", ClassName(to.object_class),
          ClassName(given));
   }
-  Table().Replace(dst, ObjectOf(std::move(data)));
+  HandleTable::Global().Replace(dst, ObjectOf(std::move(data)));
 }
 
-bool mapped(Handle h) { return Table().Contains(h); }
+bool mapped(Handle h) { return HandleTable::Global().Contains(h); }
 
-std::optional<ObjectClass> class_if_mapped(Handle h) { return Table().ClassOf(h); }
+std::optional<ObjectClass> class_if_mapped(Handle h) { return HandleTable::Global().ClassOf(h); }
 
 PerElement<std::int64_t> ptr(Handle h) { return ReadStored(h, Ptr); }
 
-ObjectClass class_(Handle h) { return Table().Info(h).object_class; }
+ObjectClass class_(Handle h) { return HandleTable::Global().Info(h).object_class; }
 
-std::string device(Handle h) { return DeviceOf(Table().Get(h)); }
+std::string device(Handle h) { return DeviceOf(HandleTable::Global().Get(h)); }
 
 PerElement<std::string> dtype(Handle h) {
   // per parameter, as ktorch gives it
@@ -131,26 +129,26 @@ PerElement<std::string> dtype(Handle h) {
           "dtype", h, [](const at::Tensor& t) { return DtypeName(t.scalar_type()); })) {
     return *std::move(each);
   }
-  const Object o = Table().Get(h);
+  const Object o = HandleTable::Global().Get(h);
   if (IsComposite(o.object_class()))
     Fail("dtype: not implemented for %s", Plural(o.object_class()));
   return Dtype(o);
 }
 
-PerElement<std::vector<std::int64_t>> size(Handle h) { return Size(Table().Get(h)); }
+PerElement<std::vector<std::int64_t>> size(Handle h) { return Size(HandleTable::Global().Get(h)); }
 
-std::int64_t elements(Handle h) { return Elements(Table().Get(h)); }
+std::int64_t elements(Handle h) { return Elements(HandleTable::Global().Get(h)); }
 
-std::int64_t bytes(Handle h) { return Bytes(Table().Get(h)); }
+std::int64_t bytes(Handle h) { return Bytes(HandleTable::Global().Get(h)); }
 
-std::int64_t tensorcount(Handle h) { return TensorCount(Table().Get(h)); }
+std::int64_t tensorcount(Handle h) { return TensorCount(HandleTable::Global().Get(h)); }
 
 PerElement<std::int64_t> ref(Handle h) { return ReadStored(h, Ref); }
 
-Handle addref(Handle h) { return Own(Table().Get(h), "addref"); }
+Handle addref(Handle h) { return Own(HandleTable::Global().Get(h), "addref"); }
 
 std::string str(Handle h) {
-  const Object o = Table().Get(h);
+  const Object o = HandleTable::Global().Get(h);
   if (const CompositeObject* c = o.composite()) return c->str();
   const at::Tensor* t = o.tensor();
   if (t == nullptr) Fail("str: not implemented for %s", Plural(o.object_class()));

@@ -22,8 +22,6 @@
 namespace kscope {
 namespace {
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline HandleTable& Table() { return HandleTable::Global(); }
-
 std::string LayoutName(c10::Layout layout) {
   switch (layout) {
     case c10::kStrided: return "strided";
@@ -52,7 +50,7 @@ template <typename T, typename F>
 PerElement<T> EachTensor(const char* fn, Handle h, F f) {
   std::optional<PerElement<T>> out;
   std::optional<ObjectClass> composite;
-  Table().Read(h, [&](const Object& o) {
+  HandleTable::Global().Read(h, [&](const Object& o) {
     if (const at::Tensor* t = o.tensor()) {
       out.emplace(f(*t));
     } else if (const TensorVector* v = o.vector()) {
@@ -75,10 +73,12 @@ PerElement<T> EachTensor(const char* fn, Handle h, F f) {
 template <typename F>
 auto OneTensor(const char* fn, Handle h, F f) {
   std::optional<decltype(f(std::declval<const at::Tensor&>(), std::declval<const Object&>()))> out;
-  Table().Read(h, [&](const Object& o) {
+  HandleTable::Global().Read(h, [&](const Object& o) {
     if (const at::Tensor* t = o.tensor()) out.emplace(f(*t, o));
   });
-  if (!out) Fail("%s: expected tensor, given %s", fn, ClassName(Table().Info(h).object_class));
+  if (!out)
+    Fail("%s: expected tensor, given %s", fn,
+         ClassName(HandleTable::Global().Info(h).object_class));
   return *std::move(out);
 }
 
@@ -322,7 +322,7 @@ PerElement<TensorOptionsInfo> options(Handle h) {
 }
 
 std::string objtype(Handle h) {
-  switch (Table().Info(h).object_class) {
+  switch (HandleTable::Global().Info(h).object_class) {
     case ObjectClass::kModule: return describe(h, false).at(0).kind;
     case ObjectClass::kLoss: return describe_loss(h, false).kind;
     case ObjectClass::kOptimizer: return describe_opt(h, false).kind;
@@ -333,7 +333,7 @@ std::string objtype(Handle h) {
 }
 
 void result(Handle h) {
-  const ObjectClass c = Table().Info(h).object_class;
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
   const bool tensors =
       c == ObjectClass::kTensor || c == ObjectClass::kVector || c == ObjectClass::kDictionary;
   Fail("result: not implemented for %s", tensors ? "tensors" : Plural(c));

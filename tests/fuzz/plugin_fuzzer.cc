@@ -165,6 +165,33 @@ class ValueMaker {
   K Vector() {
     K x = kabi::ktn(Type(), data_->ConsumeIntegralInRange(0, 6));
     for (long long i = 0; i < x->n; ++i) Fill(x, i);
+    return BoundShape(x);
+  }
+
+  // Integer vectors double as shapes (zeros, expand, repeat ...): once the product of their sizes
+  // would pass kMaxShapeElements, the vector's later elements are 1, so that no call asks for a
+  // tensor or a k result too large for the run's 4 GB (a 40x40x40x40x40 shape, or an `expand` to
+  // one returned as k data: millions of k lists, an out-of-memory in CI's run). The input's bytes
+  // are consumed as before.
+  static constexpr std::int64_t kMaxShapeElements = std::int64_t{1} << 16;
+  static K BoundShape(K x) {
+    if (x->t != kabi::kShort && x->t != kabi::kInt && x->t != kabi::kLong) return x;
+    std::int64_t elements = 1;
+    for (long long i = 0; i < x->n; ++i) {
+      const std::int64_t size = x->t == kabi::kShort ? kabi::Shorts(x)[i]
+                                : x->t == kabi::kInt ? kabi::Ints(x)[i]
+                                                     : kabi::Longs(x)[i];
+      const std::int64_t factor = std::max<std::int64_t>(1, std::abs(size));
+      if (elements * factor <= kMaxShapeElements) {
+        elements *= factor;
+      } else if (x->t == kabi::kShort) {
+        kabi::Shorts(x)[i] = 1;
+      } else if (x->t == kabi::kInt) {
+        kabi::Ints(x)[i] = 1;
+      } else {
+        kabi::Longs(x)[i] = 1;
+      }
+    }
     return x;
   }
 
