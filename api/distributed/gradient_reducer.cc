@@ -4,6 +4,7 @@
 
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/zeros.h>
 
 #include "api/distributed/model_sync.h"
@@ -98,11 +99,12 @@ void GradientReducer::Arrived(std::size_t k, const at::Tensor& gradient) {
   const at::NoGradGuard no_grad;
   Place& p = places_[k];
   at::Tensor slot = Slot(k).view(gradient.sizes());
+  // Scaled by this rank's rows as it is copied in: one pass over the gradient.
   if (p.arrived) {  // a second backward in the same step
-    slot.add_(gradient);
+    slot.add_(gradient, rows_);
     return;
   }
-  slot.copy_(gradient);
+  at::mul_out(slot, gradient, rows_);
   p.arrived = true;
   if (--buckets_[p.bucket].waiting == 0) StartReady(at::Tensor(), false);
 }
@@ -124,8 +126,10 @@ void GradientReducer::StartReady(const at::Tensor& loss, bool failed) {
       for (std::size_t k : b.members) {
         if (!places_[k].arrived) Slot(k).zero_();  // no gradient this step: zeros
       }
-      if (last) WriteStepNumbers(Numbers(), loss);
-      b.flat.mul_(static_cast<double>(rows_));
+      if (last) {
+        WriteStepNumbers(Numbers(), loss);
+        Numbers().mul_(static_cast<double>(rows_));  // as the gradients were, on arrival
+      }
     }
     if (last && failed) FlagStepFailure(*group_, Numbers());
     group_->StartSum(fn_, b.flat, sums_);

@@ -6,9 +6,10 @@
 // buffers that each take parameters until they hold at least `bucket_bytes` (the first
 // `first_bucket_bytes`, so that communication starts early), as DDP's buckets do (for
 // 784-1024-1024-10: the last layer and the middle one's 4.2 MB, then the first layer's 3.2 MB). A
-// hook on each parameter copies its gradient into its bucket as backward produces it; a bucket
-// whose every gradient has arrived is scaled by this rank's rows and its sum over the ranks begins
-// (GroupObject::StartSum) while backward goes on, buckets always in the same order on every rank.
+// hook on each parameter copies its gradient, scaled by this rank's rows, into its bucket as
+// backward produces it (one pass over it, as DDP's copy that divides); a bucket whose
+// every gradient has arrived begins its sum over the ranks (GroupObject::StartSum) while backward
+// goes on, buckets always in the same order on every rank.
 // Finish, after backward, begins the buckets not yet under way (a parameter backward did not reach
 // counts as zeros), the last one (the first parameters', which backward reaches last) carrying the
 // rank's loss, rows and failure flag too, so that a model of one bucket costs one collective per
