@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/distributed/distribute.h"
+#include "api/distributed/gradient_reducer.h"
 #include "api/distributed/group_object.h"
 #include "api/env/environment.h"
 #include "tests/build_paths.h"
@@ -435,6 +436,35 @@ TEST_F(DistributedTest, HostNumbersTravelOnTheModelsDeviceUnderNccl) {
   EXPECT_EQ(CollectiveDevice("run", "nccl", cuda1), cuda1);
   EXPECT_EQ(ErrorOf([&] { CollectiveDevice("distribute", "nccl", cpu); }),
             "distribute: an nccl group needs the model on a CUDA device, given cpu");
+}
+
+// The overlapped averaging's arithmetic on one rank (api/distributed/gradient_reducer.h): within
+// a step each gradient is scaled by the step's rows as it arrives and, after the sum, divided by
+// the rows of all ranks into .grad; a second backward in the step adds to the first; a parameter
+// backward did not reach gets zeros; a backward outside a step leaves the buckets alone.
+TEST_F(DistributedTest, ReducerAveragesWhatBackwardGaveWithinAStep) {
+  const std::shared_ptr<const distributed::GroupObject> g =
+      distributed::GroupObject::Join("test", OneRank());
+  const at::Tensor a = at::tensor({1.0f, 2.0f}).requires_grad_();
+  const at::Tensor b = at::tensor({3.0f}).requires_grad_();
+  distributed::GradientReducer reducer(g, {a, b}, 4, 4);  // a bucket each
+  ASSERT_EQ(reducer.bucket_count(), 2u);
+
+  reducer.Prepare("test", 3);
+  (a * 2).sum().backward();
+  const at::Tensor loss = (a * a).sum();
+  loss.backward();
+  a.mutable_grad().fill_(100);  // Finish writes .grad from the buckets, not from autograd's sum
+  EXPECT_FLOAT_EQ(reducer.Finish("test", loss, nullptr).item<float>(), 5);
+  EXPECT_TRUE(at::equal(a.grad(), at::tensor({4.0f, 6.0f})));  // 2 + 2a
+  EXPECT_TRUE(at::equal(b.grad(), at::zeros({1})));
+
+  (a * 7).sum().backward();  // outside a step
+  reducer.Prepare("test", 2);
+  (a * 3).sum().backward();
+  a.mutable_grad().zero_();
+  reducer.Finish("test", (a * 3).sum(), nullptr);
+  EXPECT_TRUE(at::equal(a.grad(), at::tensor({3.0f, 3.0f})));
 }
 
 TEST_F(DistributedTest, ModelBoundToAGroupOfOne) {
