@@ -58,8 +58,9 @@ constexpr int kBasicTypes[] = {kabi::kBoolean, kabi::kByte, kabi::kShort,
                                kabi::kFloat,   kabi::kChar, kabi::kSymbol};
 
 struct Session {
-  KRef functions;  // fns' dictionary
-  std::vector<std::string> names;
+  KRef functions;                  // fns' dictionary
+  std::vector<std::string> names;  // the names fuzzed, in fns' order
+  std::vector<K> bodies;           // names[i]'s function, borrowed from `functions`
 };
 
 Session& Plugin() {
@@ -72,6 +73,7 @@ Session& Plugin() {
       const std::string name = kabi::Symbols(keys)[i];
       if (std::find(std::begin(kNotFuzzed), std::end(kNotFuzzed), name) == std::end(kNotFuzzed)) {
         s->names.push_back(name);
+        s->bodies.push_back(kabi::Items(kabi::DictValues(s->functions.get()))[i]);
       }
     }
     return s;
@@ -82,7 +84,7 @@ Session& Plugin() {
 K Function(const std::string& name) {
   const Session& s = Plugin();
   for (std::size_t i = 0; i < s.names.size(); ++i) {
-    if (s.names[i] == name) return kabi::Items(kabi::DictValues(s.functions.get()))[i];
+    if (s.names[i] == name) return s.bodies[i];
   }
   std::abort();
 }
@@ -101,8 +103,14 @@ void ConfineFileArgument(const std::string& name, K args) {
   }
 }
 
+// With KSCOPE_FUZZ_TRACE set, each call's name and outcome go to stderr (`plugin_fuzzer FILE`
+// then shows what an input does).
 khost::Result Call(const std::string& name, std::vector<K> args) {
-  return khost::Call(Function(name), args, name);
+  static const bool trace = std::getenv("KSCOPE_FUZZ_TRACE") != nullptr;
+  khost::Result result = khost::Call(Function(name), args, name);
+  if (trace)
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), result.failed ? result.error.c_str() : "ok");
+  return result;
 }
 
 class ValueMaker {
