@@ -4,7 +4,6 @@
 
 #include <ATen/core/Formatting.h>
 
-#include "absl/base/attributes.h"
 #include "api/core/values.h"
 #include "api/model/model_object.h"
 #include "runtime/accounting.h"

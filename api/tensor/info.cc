@@ -9,7 +9,6 @@
 #include <c10/core/DefaultDtype.h>
 #include <torch/csrc/autograd/function.h>
 
-#include "absl/base/attributes.h"
 #include "api/model/model_object.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
