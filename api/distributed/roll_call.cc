@@ -35,20 +35,30 @@ std::vector<int> Absent(c10d::Store& store, const std::string& prefix,
   return absent;
 }
 
+// Calls `done` at once, then after pauses growing from 1 ms to 50 ms, until it returns true or
+// `deadline` has passed; whether it returned true. Throws what `done` throws.
+template <typename Done>
+bool PollUntil(std::chrono::steady_clock::time_point deadline, Done done) {
+  std::chrono::milliseconds pause(1);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 // Looks for the keys (`prefix` and the rank) of `missing` until none is missing or `wait` has
-// passed, first at once, then after pauses growing from 1 ms to 50 ms; `missing` keeps the ranks
-// the last look the store answered did not see. False when the store stopped answering.
+// passed (PollUntil); `missing` keeps the ranks the last look the store answered did not see.
+// False when the store stopped answering.
 bool Await(c10d::Store& store, const std::string& prefix, std::vector<int>& missing,
            std::chrono::milliseconds wait) {
-  const auto deadline = std::chrono::steady_clock::now() + wait;
-  std::chrono::milliseconds pause(1);
   try {
-    while (true) {
+    PollUntil(std::chrono::steady_clock::now() + wait, [&] {
       missing = Absent(store, prefix, missing);
-      if (missing.empty() || std::chrono::steady_clock::now() >= deadline) return true;
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
-    }
+      return missing.empty();
+    });
+    return true;
   } catch (const std::exception&) {
     return false;
   }
@@ -73,27 +83,21 @@ bool MarkArrived(c10d::Store& store, int rank) {
 
 std::string AwaitArrivals(c10d::Store& store, int rank, int world,
                           std::chrono::milliseconds timeout) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   // Who is missing is looked up once shortly before the deadline, should the store close
   // before it (rank 0, serving it, gave up and left), and at the deadline.
   const auto early_look =
       deadline - std::min<std::chrono::milliseconds>(timeout / 4, std::chrono::milliseconds(1000));
+  const auto all_arrived = [&] { return store.add(kArrivals, 0) >= world; };  // one request
   std::vector<int> missing = Others(rank, world);
   bool looked = false;
-  std::chrono::milliseconds pause(1);
   try {
-    while (store.add(kArrivals, 0) < world) {  // one request a look, whatever the world
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline || (!looked && now >= early_look)) {
-        missing = Absent(store, kArrived, missing);
-        looked = true;
-        if (now >= deadline) return Named(std::move(missing), "did not arrive");
-      }
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(50));
-    }
-    return "";
+    if (PollUntil(early_look, all_arrived)) return "";
+    missing = Absent(store, kArrived, missing);
+    looked = true;
+    if (PollUntil(deadline, all_arrived)) return "";
+    missing = Absent(store, kArrived, missing);
+    return Named(std::move(missing), "did not arrive");
   } catch (const std::exception&) {
     if (!looked) return "the group's store closed before every rank arrived";
     return Named(std::move(missing), "did not arrive (then the group's store closed)");
