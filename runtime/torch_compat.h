@@ -2,11 +2,15 @@
 //
 // - Optional arguments of ATen ops are c10::optional in 1.13 (its own class) and std::optional
 //   from 2.x (c10::optional became a deprecated alias), so kscope spells them AtOptional.
+// - Multiplying a list of tensors by one scalar tensor is one multi-tensor operation from 2.1
+//   (_foreach_mul_ with a Tensor); 1.13 multiplies them one by one (ScaleEach).
 #ifndef KSCOPE_RUNTIME_TORCH_COMPAT_H_
 #define KSCOPE_RUNTIME_TORCH_COMPAT_H_
 
 #include <optional>
 
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_foreach_mul.h>
 #include <c10/util/Optional.h>
 #include <torch/version.h>
 
@@ -24,6 +28,15 @@ using AtOptional = c10::optional<T>;
 template <typename T>
 AtOptional<T> ToAtOptional(const std::optional<T>& v) {
   return v ? AtOptional<T>(*v) : AtOptional<T>();
+}
+
+// Multiplies each of `tensors` in place by `factor`, a scalar tensor.
+inline void ScaleEach(at::TensorList tensors, const at::Tensor& factor) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  at::_foreach_mul_(tensors, factor);
+#else
+  for (const at::Tensor& t : tensors) t.mul_(factor);
+#endif
 }
 
 }  // namespace kscope

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include "api/kscope/kscope.h"
+#include "tests/epoch_operators.h"
 #include "tests/error_text.h"
 #include "tests/optimizer_test_util.h"
 #include "tests/test_fixture.h"
@@ -16,6 +17,7 @@ using nn::DataMode;
 using testing::ErrorOf;
 using testing::LeakCheckTest;
 using testing::Linear;
+using testing::OpCounter;
 using testing::Sequential;
 
 using ModelRunTest = LeakCheckTest;
@@ -190,6 +192,18 @@ TEST_F(ModelRunTest, SpiralsReachNinetyFivePercent) {
   EXPECT_EQ(t.values[1].second[1].item<std::int64_t>(), 300);
   EXPECT_EQ(t.values[1].second[0].item<std::int64_t>(),
             std::llround(t.values[0].second.item<double>() * 3));
+}
+
+TEST_F(ModelRunTest, AnEpochNeverAsksForAValueWhateverItsBatches) {
+  // `.item()` (libtorch's _local_scalar_dense, which waits for a GPU) is never called in an
+  // epoch of run or testrun, clipping by norm included: the epoch's sums come back in one copy
+  // when its metrics are made (counted on a GPU by gpu_training_test.cc).
+  for (int batches : {4, 12}) {
+    EXPECT_EQ(
+        testing::OperatorsPerEpoch("cpu", batches, OpCounter::Named("aten::_local_scalar_dense")),
+        0)
+        << batches << " batches";
+  }
 }
 
 }  // namespace model_run_test

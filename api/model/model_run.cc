@@ -1,16 +1,9 @@
 #include "api/model/model_run.h"
 
-#include <algorithm>
 #include <exception>
-#include <initializer_list>
 #include <vector>
 
 #include <ATen/TensorOperators.h>
-#include <ATen/ops/cat.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/scalar_tensor.h>
-#include <ATen/ops/stack.h>
-#include <ATen/ops/tensor.h>
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 
@@ -19,6 +12,7 @@
 #include "api/distributed/gradient_reducer.h"
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
+#include "api/model/epoch_metrics.h"
 #include "api/model/model_data.h"
 #include "api/model/model_object.h"
 #include "api/nn/clip.h"
@@ -32,7 +26,6 @@ namespace {
 
 using nn::DataMode;
 using nn::DataTensors;
-using nn::Metric;
 
 // The module's forward on the input's tensors, then `state` (a recurrent module's hidden state
 // carried from the previous batch), in training mode unless `eval`, gradients as the caller's
@@ -143,124 +136,6 @@ at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x
   return loss.detach();
 }
 
-bool Wants(const nn::RunOptions& o, std::initializer_list<Metric> any) {
-  for (Metric m : o.metrics) {
-    if (std::find(any.begin(), any.end(), m) != any.end()) return true;
-  }
-  return false;
-}
-
-// What a run collects per batch (only what its metrics need), and the metrics from it.
-class Collector {
- public:
-  // `batches`: the number of batches of all tasks, which the `loss` metrics divide by; the group
-  // metrics add up over the model's process group (none: this process alone).
-  Collector(const char* fn, const nn::RunOptions& options, std::int64_t batches,
-            const nn::Model& model)
-      : fn_(fn),
-        options_(options),
-        batches_(batches),
-        model_(model),
-        losses_wanted_(Wants(options, {Metric::kLoss, Metric::kBatchLoss, Metric::kGroupLoss})),
-        matches_wanted_(Wants(options, {Metric::kAccuracy, Metric::kMatches, Metric::kGroupAccuracy,
-                                        Metric::kGroupMatches})),
-        predict_wanted_(Wants(options, {Metric::kPredict})),
-        output_wanted_(Wants(options, {Metric::kOutput})),
-        hidden_wanted_(Wants(options, {Metric::kHidden})),
-        cell_wanted_(Wants(options, {Metric::kHiddenCell})) {}
-
-  bool wants_loss() const { return losses_wanted_; }
-
-  void Add(const at::Tensor& loss, const std::vector<at::Tensor>& output,
-           const DataTensors& target) {
-    if (losses_wanted_) losses_.push_back(loss.detach());
-    const at::Tensor& y = output.front();
-    if (predict_wanted_ || matches_wanted_) {
-      at::Tensor predicted = y.argmax(-1);
-      if (matches_wanted_) AddMatches(predicted, target);
-      if (predict_wanted_) predicted_.push_back(std::move(predicted));
-    }
-    if (output_wanted_) outputs_.push_back(y.clone());
-    if (hidden_wanted_) hidden_.push_back(Part(output, 1, Metric::kHidden));
-    if (cell_wanted_) cells_.push_back(Part(output, 2, Metric::kHiddenCell));
-  }
-
-  // The metrics; under a process group a collective (every rank calls it once per epoch), where
-  // `failure`, this rank's error in the epoch, makes every rank fail.
-  RunMetrics Metrics(const std::exception_ptr& failure = nullptr) const {
-    // Summed over the ranks: the batch losses, the matched and the total counts.
-    at::Tensor totals = at::tensor({Losses().sum().item<double>(), static_cast<double>(Matched()),
-                                    static_cast<double>(total_)});
-    if (model_.group)
-      totals = distributed::SumOverRanks(fn_, *model_.group, model_, totals, failure);
-    RunMetrics r{{}, options_.tensor, options_.dictionary};
-    for (Metric metric : options_.metrics)
-      r.values.emplace_back(nn::MetricName(metric), Value(metric, totals));
-    return r;
-  }
-
- private:
-  at::Tensor Part(const std::vector<at::Tensor>& output, std::size_t i, Metric metric) const {
-    if (output.size() <= i)
-      Fail("%s: metric `%s needs a recurrent model", fn_, nn::MetricName(metric));
-    return output[i].clone();
-  }
-
-  void AddMatches(const at::Tensor& predicted, const DataTensors& target) {
-    if (!target.defined()) Fail("%s: no target for accuracy", fn_);
-    const at::Tensor& y = target.tensors.front();
-    matched_.push_back(
-        predicted.eq(y.to(predicted.device())).sum());  // on the device: no sync per batch
-    total_ += y.numel();
-  }
-
-  at::Tensor Value(Metric metric, const at::Tensor& totals) const {
-    switch (metric) {
-      case Metric::kLoss: return MeanLoss(Losses().sum().item<double>());
-      case Metric::kBatchLoss: return Losses();
-      case Metric::kAccuracy: return Accuracy(Matched(), total_);
-      case Metric::kMatches: return at::tensor(std::vector<std::int64_t>{Matched(), total_});
-      case Metric::kGroupLoss: return MeanLoss(totals[0].item<double>());
-      case Metric::kGroupAccuracy:
-        return Accuracy(totals[1].item<double>(), totals[2].item<double>());
-      case Metric::kGroupMatches: return totals.narrow(0, 1, 2).to(at::kLong);
-      case Metric::kPredict: return Cat(predicted_);
-      case Metric::kOutput: return Cat(outputs_);
-      case Metric::kHidden: return Cat(hidden_);
-      case Metric::kHiddenCell: return Cat(cells_);
-    }
-    Fail("%s: unknown metric", fn_);
-  }
-
-  // A loss sum over the batches of all tasks: a double, as ktorch's.
-  at::Tensor MeanLoss(double sum) const {
-    return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)),
-                             at::kDouble);
-  }
-  // A percentage in float (k real), computed as ktorch does: the float quotient times 100.
-  static at::Tensor Accuracy(double matched, double total) {
-    const float share = total == 0 ? 0.0f : static_cast<float>(matched) / static_cast<float>(total);
-    return at::scalar_tensor(100.0f * share, at::kFloat);
-  }
-  std::int64_t Matched() const {
-    return matched_.empty() ? 0 : at::stack(matched_).sum().item<std::int64_t>();
-  }
-  at::Tensor Losses() const { return losses_.empty() ? at::empty({0}) : at::stack(losses_); }
-  static at::Tensor Cat(const std::vector<at::Tensor>& parts) {
-    return parts.empty() ? at::empty({0}) : at::cat(parts);
-  }
-
-  const char* fn_;
-  const nn::RunOptions& options_;
-  const std::int64_t batches_;
-  const nn::Model& model_;
-  const bool losses_wanted_, matches_wanted_, predict_wanted_, output_wanted_, hidden_wanted_,
-      cell_wanted_;
-  std::vector<at::Tensor> losses_, predicted_, outputs_, hidden_, cells_;
-  std::vector<at::Tensor> matched_;  // per batch: outputs whose class is the target's
-  std::int64_t total_ = 0;
-};
-
 // The number of batches of every task in an epoch of the data (at full size).
 std::int64_t AllBatches(Handle m, DataMode mode, const nn::RunOptions& o) {
   return BatchCount(model_datasize(m, mode), o.batchsize, o.droplast);
@@ -338,7 +213,7 @@ RunMetrics run(Handle m) {
     model_batchinit(m, DataMode::kTrain);
     const std::int64_t batches = AllBatches(m, DataMode::kTrain, o);
     if (model.group) distributed::CheckEpoch("run", *model.group, model, o, batches);
-    Collector collector("run", o, batches, model);
+    EpochMetrics collector("run", o, batches, model);
     std::vector<at::Tensor> output;
     std::int64_t steps = 0;
     for (; model_batch(m, DataMode::kTrain); ++steps) {
@@ -367,7 +242,7 @@ RunMetrics testrun(Handle m) {
     model_batchinit(m, DataMode::kTest);
     const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
     if (model.group) distributed::CheckEpoch("testrun", *model.group, model, o, batches);
-    Collector collector("testrun", o, batches, model);
+    EpochMetrics collector("testrun", o, batches, model);
     // Under a group a rank's error ends its batches; the metrics' collective carries it.
     const std::exception_ptr failure = Failure(model, [&] {
       while (model_batch(m, DataMode::kTest)) {

@@ -17,11 +17,14 @@
 // (the module's output, rows of all batches), hidden and hiddencell (a recurrent module's
 // state after each batch: the output's second and third parts, concatenated along the first
 // dimension as ktorch does), grouploss, groupaccuracy and groupmatches (the same over every task
-// of the model's process group; this process's own without one). Under the `hidden option the
-// state a batch leaves is fed (detached) with the next batch's input; each epoch starts without
-// one. A model bound to a process group (api/distributed/distribute.h) averages its gradients
-// over the ranks in every step of run and backstep, and run/testrun exchange what the group
-// metrics need: every rank must make the same calls.
+// of the model's process group; this process's own without one). Nothing is read back from the
+// device within an epoch (api/model/epoch_metrics.h: the losses and counts stay there until the
+// epoch's one read; clipping by norm reads nothing, api/nn/clip.h) unless the `sync option asks for
+// it. Under the `hidden option the state a batch leaves is fed (detached) with the next batch's
+// input; each epoch starts without one. A model bound to a process group
+// (api/distributed/distribute.h) averages its gradients over the ranks in every step of run and
+// backstep, and run/testrun exchange what the group metrics need: every rank must make the same
+// calls.
 //
 // Errors: kscope::Error naming the function ("run: expected model, given tensor", "run: no
 // training data", "run: metric `hidden needs a recurrent model", libtorch's for shapes).
@@ -36,6 +39,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "api/core/operand.h"
+#include "api/model/epoch_metrics.h"
 #include "api/model/model_data.h"
 #include "api/model/model_options.h"
 #include "api/nn/module.h"
@@ -59,12 +63,6 @@ void model_step(Handle m);
 at::Tensor model_backstep(Handle m);
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y);
 
-// The metrics of a run, named, in the order of the options; and how to return them.
-struct RunMetrics {
-  std::vector<std::pair<std::string, at::Tensor>> values;
-  bool tensor = false;
-  bool dictionary = false;
-};
 // run m / testrun m.
 RunMetrics run(Handle m);
 RunMetrics testrun(Handle m);

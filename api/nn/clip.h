@@ -2,8 +2,10 @@
 // tensor, vector or dictionary handle, the parameters of a module, or those of an optimizer or
 // a model's optimizer; and `clip m`, clipping as a model's training options say (also the
 // clipping step of a training step, api/model/model_run.h). Tensors without a gradient are skipped.
-// All are libtorch's torch::nn::utils::clip_grad_norm_ and clip_grad_value_, run on the
-// gradients in place.
+// Clipping by norm computes as libtorch's torch::nn::utils::clip_grad_norm_ does (each gradient's
+// norm and the scaling as one multi-tensor operation each) and reads the norm back from the
+// device only where it is returned: a training step's clipping never waits for the device.
+// Clipping by value is libtorch's clip_grad_value_. Both run on the gradients in place.
 //
 // Errors: kscope::Error naming the function for another class of object ("clip: expected
 // tensor, vector, dictionary, module, optimizer or model, given loss"; "clip: expected model,
@@ -34,7 +36,8 @@ void clipv(Handle h, double value);
 // norms: one, or one per group under `clipgroup; none when clipping by value or not at all.
 std::vector<double> clip_by_options(Handle m);
 // The same on a model's parts, for the training step: appends the previous norms to *norms when
-// it is given. Throws only what libtorch throws.
+// it is given (reading them from the device); with no `norms` nothing is read back. Throws only
+// what libtorch throws.
 void clip_by_options(const nn::Model& model, std::vector<double>* norms = nullptr);
 
 }  // namespace kscope

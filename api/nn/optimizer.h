@@ -115,6 +115,15 @@ std::vector<std::string> opt_options(const std::string& kind);
 // are skipped). lbfgs: kscope::Error "LBFGS optimizer requires model, loss & inputs" (ktorch's).
 void step(Handle o);
 
+// Whether the steps of sgd, adam, adamw, adagrad and rmsprop update each parameter group with
+// multi-tensor operations (one operation per arithmetic step for all of the group's parameters,
+// libtorch's _foreach_* operators, as PyTorch's optimizers do by default) or parameter by
+// parameter, as libtorch's C++ optimizers do. On by default; one setting for the process, read
+// at each step (q: setting`foreach). Both give the same results: equal on the CPU, the same
+// arithmetic per element on a GPU (api/nn/kinds/multi_tensor.h). Thread-safe.
+bool multi_tensor_steps();
+void set_multi_tensor_steps(bool on);
+
 // The learning rate of each parameter group of optimizer o (or of model o's optimizer); setting
 // one rate for every group, or one rate per group. Rates must be non-negative (kscope::Error "lr:
 // invalid learning rate -1"); one per group ("lr: 3 rates given for 2 groups").

@@ -79,6 +79,7 @@ struct OptimizerKind {
       const at::Tensor& parameter, const OptionSet& group)>;
 
   std::string name;
+  std::string class_name;  // the optimizer's class as str() names it: "torch::optim::SGD"
   std::vector<OptionSpec> options;
   std::vector<std::string> buffers;  // the names save() may give, in order
   Make make;

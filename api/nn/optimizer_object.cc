@@ -1,9 +1,5 @@
 #include "api/nn/optimizer_object.h"
 
-#include <typeinfo>
-
-#include <c10/util/Type.h>
-
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/errors.h"
@@ -108,9 +104,8 @@ std::int64_t OptimizerObject::parameter_count() const {
 }
 
 std::string OptimizerObject::str() const {
-  const torch::optim::Optimizer& optimizer = *optimizer_;
-  return absl::StrCat(c10::demangle(typeid(optimizer).name()), "(",
-                      OptionsText(spec_->groups.front().Values(true)), ")");
+  return absl::StrCat(spec_->kind->class_name, "(", OptionsText(spec_->groups.front().Values(true)),
+                      ")");
 }
 
 void OptimizerObject::MoveTo(std::optional<c10::Device>, std::optional<c10::ScalarType>) {

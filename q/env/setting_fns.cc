@@ -1,8 +1,8 @@
 // setting[] -> dictionary of every setting; setting`name -> its value; setting(`name;value)
 // sets a writable one. ktorch's keys in ktorch's order (libtorch's build features and global
-// flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict and
-// scope. One table row per setting; a setter reads its value (a boolean, or a long) before changing
-// anything.
+// flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict,
+// foreach (multi-tensor optimizer steps, api/nn/optimizer.h) and scope. One table row per setting;
+// a setter reads its value (a boolean, or a long) before changing anything.
 #include <atomic>
 #include <functional>
 #include <string>
@@ -11,6 +11,7 @@
 #include <c10/util/Logging.h>
 
 #include "api/env/environment.h"
+#include "api/nn/optimizer.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/env/settings.h"
@@ -65,6 +66,8 @@ constexpr SettingEntry kSettings[] = {
      [](const Args& a) { SetComplexFirst(a.BoolAt(1)); }, nullptr},
     {"strict", [] { return kabi::kb(Strict()); }, [](const Args& a) { SetStrict(a.BoolAt(1)); },
      nullptr},
+    {"foreach", [] { return kabi::kb(multi_tensor_steps()); },
+     [](const Args& a) { set_multi_tensor_steps(a.BoolAt(1)); }, nullptr},
     {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
 };
 

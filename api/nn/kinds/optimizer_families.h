@@ -8,15 +8,28 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/Type.h>
 
 #include "absl/types/span.h"
+#include "api/nn/kinds/multi_tensor.h"
 #include "api/nn/optimizer_kind.h"
 
 namespace kscope::nn {
+
+// The class an optimizer of class Impl shows in str(): libtorch's for a MultiTensor over it.
+template <typename Impl>
+struct ShownClass {
+  using type = Impl;
+};
+template <typename Base>
+struct ShownClass<MultiTensor<Base>> {
+  using type = Base;
+};
 
 // A kind whose libtorch optimizer is Impl with options ImplOptions made by `convert`.
 template <typename Impl, typename ImplOptions>
@@ -25,6 +38,7 @@ OptimizerKind MakeOptimizerKind(std::string name, std::vector<OptionSpec> option
                                 ImplOptions (*convert)(const OptionSet&)) {
   OptimizerKind kind;
   kind.name = std::move(name);
+  kind.class_name = c10::demangle(typeid(typename ShownClass<Impl>::type).name());
   kind.options = std::move(options);
   kind.buffers = std::move(buffers);
   kind.make = [convert](std::vector<torch::optim::OptimizerParamGroup> groups,

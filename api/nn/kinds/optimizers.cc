@@ -48,13 +48,14 @@ torch::optim::SGDOptions SgdOptions(const OptionSet& o) {
 
 OptimizerKind Sgd() {
   using State = torch::optim::SGDParamState;
-  OptimizerKind k = MakeOptimizerKind<torch::optim::SGD>("sgd",
-                                                         {{"lr", OptionType::kDouble, 0.01},
-                                                          {"momentum", OptionType::kDouble, 0.0},
-                                                          {"dampening", OptionType::kDouble, 0.0},
-                                                          {"decay", OptionType::kDouble, 0.0},
-                                                          {"nesterov", OptionType::kBool, false}},
-                                                         {"momentum_buffer"}, &SgdOptions);
+  OptimizerKind k =
+      MakeOptimizerKind<MultiTensor<torch::optim::SGD>>("sgd",
+                                                        {{"lr", OptionType::kDouble, 0.01},
+                                                         {"momentum", OptionType::kDouble, 0.0},
+                                                         {"dampening", OptionType::kDouble, 0.0},
+                                                         {"decay", OptionType::kDouble, 0.0},
+                                                         {"nesterov", OptionType::kBool, false}},
+                                                        {"momentum_buffer"}, &SgdOptions);
   k.state = [](const OptimizerParamState& s) {
     return DefinedTensors({static_cast<const State&>(s).momentum_buffer()});
   };
@@ -83,15 +84,15 @@ Options AdamOptions(const OptionSet& o) {
 
 template <typename Impl, typename Options, typename State>
 OptimizerKind AdamLike(std::string name, double decay) {
-  OptimizerKind k = MakeOptimizerKind<Impl>(std::move(name),
-                                            {{"lr", OptionType::kDouble, 0.001},
-                                             {"beta1", OptionType::kDouble, 0.9},
-                                             {"beta2", OptionType::kDouble, 0.999},
-                                             {"eps", OptionType::kDouble, 1e-8},
-                                             {"decay", OptionType::kDouble, decay},
-                                             {"amsgrad", OptionType::kBool, false}},
-                                            {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
-                                            &AdamOptions<Options>);
+  OptimizerKind k = MakeOptimizerKind<MultiTensor<Impl>>(
+      std::move(name),
+      {{"lr", OptionType::kDouble, 0.001},
+       {"beta1", OptionType::kDouble, 0.9},
+       {"beta2", OptionType::kDouble, 0.999},
+       {"eps", OptionType::kDouble, 1e-8},
+       {"decay", OptionType::kDouble, decay},
+       {"amsgrad", OptionType::kBool, false}},
+      {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, &AdamOptions<Options>);
   k.state = [](const OptimizerParamState& s) {
     const auto& a = static_cast<const State&>(s);
     return DefinedTensors({a.exp_avg(), a.exp_avg_sq(), a.max_exp_avg_sq()});
@@ -128,13 +129,14 @@ torch::optim::AdagradOptions AdagradOptions(const OptionSet& o) {
 // Adagrad fills it with `init` in its constructor), so adagrad's buffers exist before a step.
 OptimizerKind Adagrad() {
   using State = torch::optim::AdagradParamState;
-  OptimizerKind k = MakeOptimizerKind<torch::optim::Adagrad>("adagrad",
-                                                             {{"lr", OptionType::kDouble, 0.01},
-                                                              {"lrdecay", OptionType::kDouble, 0.0},
-                                                              {"decay", OptionType::kDouble, 0.0},
-                                                              {"init", OptionType::kDouble, 0.0},
-                                                              {"eps", OptionType::kDouble, 1e-10}},
-                                                             {"step", "sum"}, &AdagradOptions);
+  OptimizerKind k =
+      MakeOptimizerKind<MultiTensor<torch::optim::Adagrad>>("adagrad",
+                                                            {{"lr", OptionType::kDouble, 0.01},
+                                                             {"lrdecay", OptionType::kDouble, 0.0},
+                                                             {"decay", OptionType::kDouble, 0.0},
+                                                             {"init", OptionType::kDouble, 0.0},
+                                                             {"eps", OptionType::kDouble, 1e-10}},
+                                                            {"step", "sum"}, &AdagradOptions);
   k.state = [](const OptimizerParamState& s) {
     return DefinedTensors({static_cast<const State&>(s).sum()});
   };
@@ -172,7 +174,7 @@ torch::optim::RMSpropOptions RmspropOptions(const OptionSet& o) {
 // square_avg always; momentum_buffer only with momentum > 0, grad_avg only when centered.
 OptimizerKind Rmsprop() {
   using State = torch::optim::RMSpropParamState;
-  OptimizerKind k = MakeOptimizerKind<torch::optim::RMSprop>(
+  OptimizerKind k = MakeOptimizerKind<MultiTensor<torch::optim::RMSprop>>(
       "rmsprop",
       {{"lr", OptionType::kDouble, 0.01},
        {"alpha", OptionType::kDouble, 0.99},
