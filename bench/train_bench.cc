@@ -1,25 +1,24 @@
 // train_bench — model training through kscope against the same training written directly in
-// libtorch, two cases (bench/train_bench.py times the same cases in PyTorch from Python, and
-// bench/train_bench.sh prints the three side by side):
+// libtorch, on the CPU or a GPU (--device), the cases chosen with --cases (bench/train_cases.h;
+// bench/train_bench.py times the same cases in PyTorch from Python, eager and compiled, and
+// bench/train_bench.sh prints them side by side):
 //
-//   epoch:   one epoch of 60000x784 randn inputs and randint 10 targets, batch 1000, a 784->10
-//            linear with cross-entropy and sgd (lr .01).
-//            kscope:   a model (linear, ce, sgd) with train option batchsize 1000 and its data
-//                      set by model_data; `run` (the default `loss` metric: the mean of the
-//                      batch losses), read as a double;
-//            libtorch: torch::nn::Linear (in a torch::nn::Sequential) and torch::optim::SGD;
-//                      per batch of rows (a narrow view, no copy) zero_grad, forward,
-//                      cross_entropy, backward, step, the loss kept (detached); the mean of the
-//                      batch losses, read as a double.
-//   mlp:     the same epoch on 5120 rows, batch 64, a 784-1024-1024-10 MLP with relu (1.86M
-//            parameters; bench/distributed_bench.cc's `mlp` case on one process): per step,
-//            matrix products large beside the per-call costs, and 7.4 MB of gradients made.
+//   epoch mlp convnet lstm transformer: one epoch of the case's data in batches.
+//            kscope:   a model (the case's module, ce, its optimizer) with train option
+//                      batchsize and its data (on the device) set by model_data; `run` (the
+//                      default `loss` metric: the mean of the batch losses), read as a double;
+//            libtorch: the same network of libtorch modules and torch::optim's SGD or Adam
+//                      (parameter by parameter); per batch of rows (a narrow view, no copy)
+//                      zero_grad, forward, cross_entropy, backward, step, the loss kept
+//                      (detached); the mean of the batch losses, read as a double.
+//            Each side reads from the device once per epoch, at its end.
 //   spirals: one full-batch training step on 3 classes x 1000 spiral points with a 2-100-3 MLP,
 //            cross-entropy and sgd (lr .2, momentum .99): the seed's `\ts` example.
 //            kscope:   backstep(m;x;y) on a model, x and y tensor handles, the loss read;
 //            libtorch: zero_grad, forward, cross_entropy, backward, step, loss.item().
 //
-// Both sides start from the same data and, seeded alike, the same parameters, so their first
+// Both sides start from the same data and the same parameters (seeded alike; the hand-written
+// side copies kscope's values where a kind initializes otherwise), so their first
 // losses must agree: the program prints them (a "check" line) and warns when they differ,
 // which would mean the two sides do not do the same work. Timing: after that first call and a
 // warm-up sample, the two sides run alternately (kscope first, then libtorch first, ...) so
@@ -34,14 +33,18 @@
 //   result<TAB>case<TAB>side<TAB>median ms<TAB>min ms<TAB>max ms
 //   ratio<TAB>case<TAB>kscope/libtorch
 //
-// Run:  ./build/bench/train_bench [--threads=1] [--repetitions=21]   (or bench/train_bench.sh)
+// Run:  ./build/bench/train_bench [--threads=1] [--repetitions=21] [--device=cpu]
+//                                 [--cases=epoch,mlp,spirals]       (or bench/train_bench.sh)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -58,24 +61,30 @@
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "api/model/model_object.h"
+#include "bench/train_cases.h"
 #include "kscope/kscope.h"
 
 ABSL_FLAG(int, threads, 1, "libtorch intra-op threads (at::set_num_threads)");
 ABSL_FLAG(int, repetitions, 21, "timed samples per case and side; the median is reported");
+ABSL_FLAG(std::string, device, "cpu", "where both sides train: cpu or cuda (cuda:N)");
+ABSL_FLAG(std::vector<std::string>, cases, (std::vector<std::string>{"epoch", "mlp", "spirals"}),
+          "the cases to time, comma-separated: epoch mlp spirals convnet lstm transformer");
 
 namespace {
 
-constexpr std::int64_t kFeatures = 784, kClasses = 10;
-constexpr double kEpochLr = 0.01;
 constexpr std::int64_t kSpiralPoints = 1000, kSpiralClasses = 3, kHidden = 100;
 constexpr double kSpiralLr = 0.2, kSpiralMomentum = 0.99;
-constexpr int kSpiralSteps = 20;                            // steps per timed sample
-constexpr std::uint64_t kDataSeed = 0, kParameterSeed = 1;  // train_bench.py uses the same
+constexpr int kSpiralSteps = 20;  // steps per timed sample
+using kscope::bench::kDataSeed;
+using kscope::bench::kParameterSeed;
 
 // Wall-clock milliseconds of `calls` calls of `f`.
 double Milliseconds(const std::function<double()>& f, int calls) {
@@ -137,53 +146,58 @@ kscope::ModuleDefinition Linear(std::int64_t in, std::int64_t out) {
   return {"linear", "", {in, out}, {}, {}};
 }
 
-// An epoch case: `rows` rows, batches of `batch`, an MLP 784 -> hidden... -> 10 with relu after
-// each hidden layer (a 784->10 linear without one). Handles live in the caller's scope.
-CaseTiming EpochCase(const std::string& name, std::int64_t rows, std::int64_t batch,
-                     const std::vector<std::int64_t>& hidden, int repetitions) {
-  at::manual_seed(kDataSeed);
-  const at::Tensor x = at::randn({rows, kFeatures}), y = at::randint(kClasses, {rows});
+// An epoch case of bench/train_cases.h on `device`. Handles live in the caller's scope.
+CaseTiming EpochCase(const std::string& name, const c10::Device& device, int repetitions) {
+  kscope::bench::TrainCase c = kscope::bench::MakeCase(name, device);
+  const std::string where = device.str();
+  const kscope::Options on_device = kscope::Options::Parse("to", {where});
 
-  // Both sides make their layers in order, each from the same seed.
-  std::vector<kscope::ModuleDefinition> layers;
-  std::int64_t width = kFeatures;
-  for (std::int64_t h : hidden) {
-    layers.push_back(Linear(width, h));
-    layers.push_back({"relu", "", {}, {}, {}});
-    width = h;
-  }
-  layers.push_back(Linear(width, kClasses));
+  // Both sides make their parameters from the same seed, in the same order, then move them.
   at::manual_seed(kParameterSeed);
-  const kscope::Handle q = kscope::module(
-      hidden.empty() ? layers.front() : kscope::ModuleDefinition{"sequential", "", {}, {}, layers});
+  const kscope::Handle q = kscope::module(c.definition);
+  kscope::to(q, on_device);
   const kscope::Handle m =
-      kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kEpochLr})});
-  kscope::train(m, {{"batchsize", batch}});
+      kscope::model({q, kscope::loss("ce"), kscope::opt(c.optimizer, q, {c.lr})});
+  kscope::train(m, {{"batchsize", c.batch}});
   // The model batches its data in place (set_ on the same storage): it gets tensors of its own.
-  kscope::model_data(m, kscope::nn::DataMode::kTrain, x.clone(), y.clone());
+  kscope::model_data(m, kscope::nn::DataMode::kTrain, c.x.clone(), c.y.clone());
 
   at::manual_seed(kParameterSeed);
-  torch::nn::Sequential mlp;
-  width = kFeatures;
-  for (std::int64_t h : hidden) {
-    mlp->push_back(torch::nn::Linear(width, h));
-    mlp->push_back(torch::nn::ReLU());
-    width = h;
+  kscope::bench::LibtorchNet net = c.make_libtorch();
+  net.module->to(device);
+  // Some kinds initialize otherwise than libtorch's module (ktorch's conv2d): the hand-written
+  // side starts from kscope's values, parameter for parameter (both list them in the same order).
+  {
+    c10::NoGradGuard no_grad;
+    const std::vector<at::Tensor> from =
+        kscope::nn::ModelOf("train_bench", m)->model().module->module().parameters();
+    const std::vector<at::Tensor> to = net.module->parameters();
+    if (from.size() != to.size())
+      throw std::logic_error(name + ": the two sides' parameters differ");
+    for (std::size_t i = 0; i < to.size(); ++i) to[i].copy_(from[i]);
   }
-  mlp->push_back(torch::nn::Linear(width, kClasses));
-  torch::optim::SGD sgd(mlp->parameters(), torch::optim::SGDOptions(kEpochLr));
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  if (c.optimizer == "sgd") {
+    optimizer = std::make_unique<torch::optim::SGD>(net.module->parameters(),
+                                                    torch::optim::SGDOptions(c.lr));
+  } else {
+    optimizer = std::make_unique<torch::optim::Adam>(net.module->parameters(),
+                                                     torch::optim::AdamOptions(c.lr));
+  }
+  const std::int64_t rows = c.x.size(0);
 
+  // Each side reads its epoch's loss once, at the end: the only wait for the device.
   const Sides sides{
       [&] { return kscope::run(m).values.front().second.item<double>(); },
       [&] {
         std::vector<at::Tensor> losses;
-        for (std::int64_t row = 0; row < rows; row += batch) {
-          const std::int64_t n = std::min(batch, rows - row);
-          sgd.zero_grad();
-          at::Tensor loss = torch::nn::functional::cross_entropy(mlp->forward(x.narrow(0, row, n)),
-                                                                 y.narrow(0, row, n));
+        for (std::int64_t row = 0; row < rows; row += c.batch) {
+          const std::int64_t n = std::min(c.batch, rows - row);
+          optimizer->zero_grad();
+          at::Tensor loss = torch::nn::functional::cross_entropy(net.forward(c.x.narrow(0, row, n)),
+                                                                 c.y.narrow(0, row, n));
           loss.backward();
-          sgd.step();
+          optimizer->step();
           losses.push_back(loss.detach());
         }
         return (at::stack(losses).sum() / static_cast<double>(losses.size())).item<double>();
@@ -205,9 +219,12 @@ std::pair<at::Tensor, at::Tensor> Spirals() {
 }
 
 // The spirals step case. Handles live in the caller's scope.
-CaseTiming SpiralsCase(int repetitions) {
+CaseTiming SpiralsCase(const c10::Device& device, int repetitions) {
   at::manual_seed(kDataSeed);
-  const auto [x, y] = Spirals();
+  auto [x, y] = Spirals();
+  x = x.to(device);
+  y = y.to(device);
+  const kscope::Options on_device = kscope::Options::Parse("to", {device.str()});
 
   at::manual_seed(kParameterSeed);
   const kscope::Handle q = kscope::module(
@@ -216,6 +233,7 @@ CaseTiming SpiralsCase(int repetitions) {
        {},
        {},
        {Linear(2, kHidden), {"relu", "", {}, {}, {}}, Linear(kHidden, kSpiralClasses)}});
+  kscope::to(q, on_device);
   const kscope::Handle m =
       kscope::model({q, kscope::loss("ce"), kscope::opt("sgd", q, {kSpiralLr, kSpiralMomentum})});
   const kscope::Handle xh = kscope::tensor(x), yh = kscope::tensor(y);
@@ -225,6 +243,7 @@ CaseTiming SpiralsCase(int repetitions) {
   const torch::nn::Linear hidden(2, kHidden);
   const torch::nn::Linear output(kHidden, kSpiralClasses);
   torch::nn::Sequential mlp(hidden, torch::nn::ReLU(), output);
+  mlp->to(device);
   torch::optim::SGD sgd(mlp->parameters(),
                         torch::optim::SGDOptions(kSpiralLr).momentum(kSpiralMomentum));
 
@@ -259,24 +278,41 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "train_bench: --threads and --repetitions must be at least 1\n");
     return 1;
   }
+  const std::vector<std::string> cases = absl::GetFlag(FLAGS_cases);
+  for (const std::string& name : cases) {
+    const auto& known = kscope::bench::CaseNames();
+    if (name != "spirals" && std::find(known.begin(), known.end(), name) == known.end()) {
+      absl::FPrintF(stderr, "train_bench: unknown case %s (known: %s spirals)\n", name,
+                    absl::StrJoin(known, " "));
+      return 1;
+    }
+  }
+  const std::string device_name = absl::GetFlag(FLAGS_device);
+  if (device_name != "cpu" && !(device_name.rfind("cuda", 0) == 0 && at::hasCUDA())) {
+    absl::FPrintF(stderr, "train_bench: --device=%s: expected cpu, or cuda with a CUDA device\n",
+                  device_name);
+    return 1;
+  }
+  const c10::Device device(device_name);
   at::set_num_threads(threads);
   const bool kept = kscope::keep_freed_memory();
   const char* omp = std::getenv("OMP_NUM_THREADS");
   absl::PrintF(
-      "train_bench: libtorch threads %d (OMP_NUM_THREADS=%s), %d repetitions, medians; freed "
-      "memory kept: %s\n",
-      at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions, kept ? "yes" : "no");
+      "train_bench: device %s, libtorch threads %d (OMP_NUM_THREADS=%s), %d repetitions, "
+      "medians; freed memory kept: %s; multi-tensor optimizer steps: %s\n",
+      device.str(), at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions,
+      kept ? "yes" : "no", kscope::multi_tensor_steps() ? "yes" : "no");
   {
     const auto scope = kscope::Scope::Open();
-    const CaseTiming epoch = EpochCase("epoch", 60000, 1000, {}, repetitions);
-    const CaseTiming mlp = EpochCase("mlp", 5120, 64, {1024, 1024}, repetitions);
-    const CaseTiming spirals = SpiralsCase(repetitions);
+    std::vector<std::pair<std::string, CaseTiming>> timings;
+    for (const std::string& name : cases) {
+      timings.emplace_back(name, name == "spirals" ? SpiralsCase(device, repetitions)
+                                                   : EpochCase(name, device, repetitions));
+    }
     absl::PrintF(
-        "\nkscope / libtorch written directly, median ms (epoch, mlp: per epoch; spirals: per "
-        "step):\n");
-    PrintCase("epoch", epoch);
-    PrintCase("mlp", mlp);
-    PrintCase("spirals", spirals);
+        "\nkscope / libtorch written directly, median ms (spirals: per step; the others: per "
+        "epoch):\n");
+    for (const auto& [name, timing] : timings) PrintCase(name, timing);
   }
   if (kscope::live_handles() != 0) {
     absl::FPrintF(stderr, "train_bench: %d handle(s) still live at exit\n", kscope::live_handles());

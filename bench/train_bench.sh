@@ -13,7 +13,9 @@
 # Run:    bench/train_bench.sh
 # Environment: BUILD (build directory, default build/ beside bench/), THREADS (1),
 #   REPETITIONS (21 samples per case and side), PYTHON (/usr/bin/python3, with Debian's
-#   python3-torch; without torch the python column shows n/a).
+#   python3-torch; without torch the python column shows n/a), DEVICE (cpu, or cuda),
+#   CASES (epoch,mlp,spirals; also convnet lstm transformer), MODES (PyTorch's: eager, and on
+#   torch 2.x compile and reduce-overhead; default eager, and all three on cuda).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,6 +23,9 @@ build=${BUILD:-$here/../build}
 threads=${THREADS:-1}
 repetitions=${REPETITIONS:-21}
 python=${PYTHON:-/usr/bin/python3}
+device=${DEVICE:-cpu}
+cases=${CASES:-epoch,mlp,spirals}
+if [[ $device == cuda* ]]; then modes=${MODES:-eager,compile,reduce-overhead}; else modes=${MODES:-eager}; fi
 export OMP_NUM_THREADS=$threads
 
 if [[ ! -x $build/bench/train_bench ]]; then
@@ -31,34 +36,38 @@ fi
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
-"$build/bench/train_bench" --threads="$threads" --repetitions="$repetitions" | tee -a "$results"
+"$build/bench/train_bench" --threads="$threads" --repetitions="$repetitions" --device="$device" \
+  --cases="$cases" | tee -a "$results"
 echo
 if "$python" -c 'import torch' 2>/dev/null; then
-  "$python" "$here/train_bench.py" --threads "$threads" --repetitions "$repetitions" | tee -a "$results"
+  "$python" "$here/train_bench.py" --threads "$threads" --repetitions "$repetitions" \
+    --device "$device" --cases "$cases" --modes "$modes" | tee -a "$results"
 else
   echo "train_bench.sh: $python has no torch (apt-get install python3-torch): python column left out"
 fi
 
 echo
-echo "Medians in ms on $threads thread(s); epoch: one epoch of 60000x784 (batch 1000, 784->10 linear,"
-echo "ce, sgd .01) through run; mlp: one epoch of 5120x784 (batch 64, 784-1024-1024-10 relu, ce, sgd"
-echo ".01) through run; spirals: one full-batch step of 3x1000 points (2-100-3, ce, sgd .2 .99)"
-echo "through backstep. kscope/libtorch: the median of the ratios of samples taken back to back in one"
-echo "process; kscope/python: the ratio of the medians of two processes run one after the other."
-echo "Targets: kscope/libtorch <= 1.03, kscope/python < 1."
-awk -F'\t' '
+echo "Medians in ms on $device, $threads thread(s); per epoch through run (spirals: one full-batch"
+echo "step through backstep); the cases: bench/train_cases.h. kscope/libtorch: the median of the"
+echo "ratios of samples taken back to back in one process; the others: the ratio of the medians of"
+echo "two processes run one after the other (python: PyTorch eager; compile, compile-ro:"
+echo "torch.compile, default mode and reduce-overhead). Targets: kscope/libtorch <= 1.03 on the CPU."
+awk -F'\t' -v cases="$cases" '
   $1 == "result" { ms[$2, $3] = $4 }
   $1 == "ratio" { paired[$2] = $3 }
-  function cell(c, s) { return ((c, s) in ms) ? sprintf("%12.3f", ms[c, s]) : sprintf("%12s", "n/a") }
+  function cell(c, s) { return ((c, s) in ms) ? sprintf("%11.3f", ms[c, s]) : sprintf("%11s", "n/a") }
   function ratio(c, s) {
-    if (s == "libtorch" && c in paired) return sprintf("%15.3f", paired[c])
-    return ((c, "kscope") in ms && (c, s) in ms) ? sprintf("%15.3f", ms[c, "kscope"] / ms[c, s]) : sprintf("%15s", "n/a")
+    if (s == "libtorch" && c in paired) return sprintf("%9.3f", paired[c])
+    return ((c, "kscope") in ms && (c, s) in ms) ? sprintf("%9.3f", ms[c, "kscope"] / ms[c, s]) : sprintf("%9s", "n/a")
   }
   END {
-    printf "%-8s %12s %12s %12s %15s %15s\n", "case", "kscope ms", "libtorch ms", "python ms", "kscope/libtorch", "kscope/python"
-    n = split("epoch mlp spirals", cases, " ")
+    printf "%-12s %11s %11s %11s %11s %11s %9s %9s %9s %9s\n", "case", "kscope", "libtorch", "python",
+      "compile", "compile-ro", "/libtorch", "/python", "/compile", "/comp-ro"
+    n = split(cases, names, ",")
     for (i = 1; i <= n; ++i) {
-      c = cases[i]
-      printf "%-8s %s %s %s %s %s\n", c, cell(c, "kscope"), cell(c, "libtorch"), cell(c, "python"), ratio(c, "libtorch"), ratio(c, "python")
+      c = names[i]
+      printf "%-12s %s %s %s %s %s %s %s %s %s\n", c, cell(c, "kscope"), cell(c, "libtorch"),
+        cell(c, "python"), cell(c, "compile"), cell(c, "compile-ro"), ratio(c, "libtorch"),
+        ratio(c, "python"), ratio(c, "compile"), ratio(c, "compile-ro")
     }
   }' "$results"

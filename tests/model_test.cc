@@ -117,9 +117,10 @@ TEST_F(ModelTest, OptionDefaultsSeed004) {
   EXPECT_THAT(Names(train_options(m)),
               ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "shuffle",
                           "shufflecuda", "shuffleseed", "sync", "clipgroup", "clipnorm",
-                          "clipvalue", "tensor", "dictionary", "metrics"));
-  EXPECT_THAT(Names(test_options(m)), ElementsAre("batchsize", "task", "tasks", "droplast",
-                                                  "hidden", "tensor", "dictionary", "metrics"));
+                          "clipvalue", "tensor", "dictionary", "metrics", "amp"));
+  EXPECT_THAT(Names(test_options(m)),
+              ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "tensor",
+                          "dictionary", "metrics", "amp"));
   EXPECT_EQ(train_option(m, "batchsize"), nn::OptionValue(std::int64_t{32}));
   EXPECT_EQ(test_option(m, "batchsize"), nn::OptionValue(std::int64_t{100}));
   EXPECT_EQ(train_option(m, "metrics"), nn::OptionValue(std::vector<std::string>{"loss"}));

@@ -105,7 +105,7 @@ TEST_F(PluginModelTest, TrainOptionsSeed004) {
   KRef all = Call("train", m);
   EXPECT_EQ(Keys(all),
             "`batchsize`task`tasks`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`clipgroup`"
-            "clipnorm`clipvalue`tensor`dictionary`metrics");
+            "clipnorm`clipvalue`tensor`dictionary`metrics`amp");
   // q)train(m;`clipnorm`batchsize`metrics) -> clipnorm|:: batchsize|32 metrics|,`loss
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"clipnorm", "batchsize", "metrics"})}))),
             "`clipnorm`batchsize`metrics!(::;32;,`loss)");
@@ -120,6 +120,14 @@ TEST_F(PluginModelTest, TrainOptionsSeed004) {
   // q)train(m;`metrics;`output`accuracy`loss)
   Call("train", List({m.share(), kq::Sym("metrics"), kq::Syms({"output", "accuracy", "loss"})}));
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("metrics")}))), "`output`accuracy`loss");
+  // q)train(m;`amp;`bf16) -> kscope's mixed precision; `none by default, bf16 or fp16 only
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("amp")}))), "`none");
+  Call("train", List({m.share(), kq::Sym("amp"), kq::Sym("bf16")}));
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("amp")}))), "`bf16");
+  EXPECT_EQ(Error("train", List({m.share(), kq::Sym("amp"), kq::Sym("fp8")})),
+            "train: amp expects none, bf16 or fp16, given `fp8");
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("amp")}))), "`bf16");
+  Call("train", List({m.share(), kq::Sym("amp"), kq::Sym("none")}));
   // q)train(m; `clipgroup`clipnorm; (0b;2)) -> clipnorm 2 2f; (1b;2); (0b;()) -> ::
   const KRef clip(kq::Syms({"clipgroup", "clipnorm"}));
   Call("train", List({m.share(), clip.share(), Q("(0b;2)").share()}));
@@ -143,7 +151,7 @@ TEST_F(PluginModelTest, BadOptionsAreRolledBack) {
   Call("test", List({m.share(), kq::Sym("batchsize"), kq::Long(5)}));
   EXPECT_EQ(S1(Call("test", List({m.share(), kq::Sym("batchsize")}))), "5");
   EXPECT_EQ(Keys(Call("test", m)),
-            "`batchsize`task`tasks`droplast`hidden`tensor`dictionary`metrics");
+            "`batchsize`task`tasks`droplast`hidden`tensor`dictionary`metrics`amp");
   EXPECT_EQ(Error("test", List({m.share(), kq::Sym("shuffle"), kq::Bool(true)})),
             "unrecognized test setting: shuffle");
   EXPECT_EQ(

@@ -19,6 +19,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "api/distributed/distribute.h"
+#include "api/model/loss_scale.h"
 #include "api/model/model_options.h"
 #include "api/nn/module_object.h"
 #include "api/nn/optimizer_object.h"
@@ -76,6 +77,8 @@ struct Model {
   std::shared_ptr<distributed::GradientReducer> reducer;
   // The options the model was bound with (meaningful while `group` is set).
   DistributeOptions distribution;
+  // fp16 training's loss scale (the `amp option).
+  LossScale loss_scale;
 
   // The device of the module's first parameter (where k data is moved, where the process group's
   // collectives of the model run); none for a module without parameters.

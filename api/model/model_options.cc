@@ -40,6 +40,8 @@ const std::vector<Row>& Rows() {
       {"dictionary", OptionType::kBool, false, false, true},
       {"metrics", OptionType::kSymbols, std::vector<std::string>{"loss"},
        std::vector<std::string>{"loss"}, true},
+      // kscope's own: mixed precision (none, bf16 or fp16).
+      {"amp", OptionType::kSymbol, std::string("none"), std::string("none"), true},
   };
   return *rows;
 }
@@ -111,6 +113,14 @@ RunOptions Typed(DataMode mode, const OptionSet& s) {
     while (i < std::size(kMetricNames) && name != kMetricNames[i]) ++i;
     if (i == std::size(kMetricNames)) Fail("%s: unrecognized metric `%s", fn, name);
     o.metrics.push_back(static_cast<Metric>(i));
+  }
+  const std::string& amp = s.Symbol("amp");
+  if (amp == "bf16") {
+    o.amp = at::kBFloat16;
+  } else if (amp == "fp16") {
+    o.amp = at::kHalf;
+  } else if (amp != "none") {
+    Fail("%s: amp expects none, bf16 or fp16, given `%s", fn, amp);
   }
   if (!train) return o;
   o.shuffle = s.Bool("shuffle");

@@ -18,6 +18,8 @@
 //   dictionary  boolean          run/testrun return a dictionary keyed by metric name
 //   metrics     symbols          any of loss batchloss accuracy matches predict output hidden
 //                                hiddencell grouploss groupaccuracy groupmatches (none allowed)
+//   amp         symbol           kscope's own: none (the default), bf16 or fp16, mixed precision:
+//                                forward and loss under autocast for the model's device
 //
 // A value type (copyable); thread-compatible. Set validates every given value and the options
 // as a whole, then commits; on any error it throws kscope::Error naming `train` or `test`
@@ -30,6 +32,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <c10/core/ScalarType.h>
 
 #include "api/nn/options.h"
 
@@ -76,6 +80,9 @@ struct RunOptions {
   bool tensor;
   bool dictionary;
   std::vector<Metric> metrics;
+  // Mixed precision (kscope's `amp): forward and loss under autocast in this type for the
+  // model's device (bf16 or fp16; fp16 training with a dynamic loss scale); none: full precision.
+  std::optional<c10::ScalarType> amp;
 };
 
 class ModelOptions {

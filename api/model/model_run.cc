@@ -1,6 +1,7 @@
 #include "api/model/model_run.h"
 
 #include <exception>
+#include <optional>
 #include <vector>
 
 #include <ATen/TensorOperators.h>
@@ -20,6 +21,7 @@
 #include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
 #include "runtime/errors.h"
+#include "runtime/torch_compat.h"
 
 namespace kscope {
 namespace {
@@ -83,15 +85,40 @@ std::exception_ptr Failure(const nn::Model& model, Work local) {
   return nullptr;
 }
 
+// `evaluate` (forward and loss) under autocast for the model's device when `amp` asks for mixed
+// precision; its result.
+template <typename Evaluate>
+at::Tensor UnderAmp(const char* fn, const nn::Model& model, std::optional<c10::ScalarType> amp,
+                    Evaluate evaluate) {
+  if (!amp) return evaluate();
+  const c10::DeviceType type = model.device().value_or(c10::Device(c10::kCPU)).type();
+  if (!AutocastGuard::Supported(type, *amp)) {
+    Fail(
+        "%s: amp `%s has no autocast for a model on the %s with this libtorch (cuda: bf16 and "
+        "fp16; cpu: bf16, and fp16 from libtorch 2)",
+        fn, *amp == at::kHalf ? "fp16" : "bf16", c10::DeviceTypeName(type, /*lower_case=*/true));
+  }
+  AutocastGuard autocast(type, *amp);
+  return evaluate();
+}
+
 // One training step on x and y (null for a rank of a group without a batch in this step): the
 // loss of the step's first evaluation of x and y, and the parts of its last evaluation's output
 // in *output (detached). Under a process group the gradients are averaged over the ranks before
 // clipping, and the optimizer sees the averaged loss; a rank whose evaluation fails joins the
-// averaging with its error, and every rank fails there.
-at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* x,
-                     const DataTensors* y, const std::vector<at::Tensor>& state = {},
+// averaging with its error, and every rank fails there. Under the `amp option forward and loss
+// run under autocast; with fp16 the loss is scaled for backward and the gradients unscaled
+// before clipping, a step with an inf or a nan among them skipped (its gradients undefined, so
+// the optimizer passes over every parameter) and the scale updated (api/model/loss_scale.h).
+at::Tensor TrainStep(const char* fn, nn::Model& model, const DataTensors* x, const DataTensors* y,
+                     const std::vector<at::Tensor>& state = {},
                      std::vector<at::Tensor>* output = nullptr) {
   torch::optim::Optimizer& optimizer = model.optimizer->optimizer();
+  const nn::RunOptions& o = model.train.get();
+  const bool scaled = o.amp == at::kHalf;
+  if (scaled && model.optimizer->spec().kind->step_refusal != nullptr)
+    Fail("%s: amp fp16 scales the loss of one evaluation per step, %s evaluates several", fn,
+         model.optimizer->spec().kind->name);
   // Under a process group the gradients are averaged during backward where the model's reducer
   // serves the optimizer's parameters (api/distributed/gradient_reducer.h), after it otherwise.
   std::vector<at::Tensor> parameters;
@@ -106,9 +133,12 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
     if (reducer != nullptr) reducer->Prepare(fn, rows);
     const std::exception_ptr failure = Failure(model, [&] {
       if (x == nullptr) return;
-      std::vector<at::Tensor> parts = OutputParts(Output(fn, model, *x, false, state));
-      loss = Loss(fn, model, parts.front(), y->tensors);
-      loss.backward();
+      std::vector<at::Tensor> parts;
+      loss = UnderAmp(fn, model, o.amp, [&] {
+        parts = OutputParts(Output(fn, model, *x, false, state));
+        return Loss(fn, model, parts.front(), y->tensors);
+      });
+      (scaled ? loss * model.loss_scale.scale : loss).backward();
       if (!first.defined()) first = loss;
       if (output != nullptr) {
         output->clear();
@@ -122,7 +152,16 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
     }
     // `sync`: wait for the device here (reading the loss back blocks until its stream is done;
     // libtorch 1.13's CPU build has no device-generic synchronize).
-    if (model.train.get().sync && !loss.is_cpu()) loss.item<double>();
+    if (o.sync && !loss.is_cpu()) loss.item<double>();
+    if (scaled) {
+      const std::vector<at::Tensor> all = model.optimizer->parameters();
+      const bool finite = model.loss_scale.Unscale(all);
+      model.loss_scale.Update(finite);
+      if (!finite) {
+        for (const at::Tensor& p : all) p.mutable_grad() = at::Tensor();
+        return loss;
+      }
+    }
     clip_by_options(model);
     return loss;
   });
@@ -131,7 +170,9 @@ at::Tensor TrainStep(const char* fn, const nn::Model& model, const DataTensors* 
 
 at::Tensor Backward(const char* fn, const nn::Model& model, const DataTensors& x,
                     const DataTensors& y) {
-  at::Tensor loss = Loss(fn, model, OutputParts(Output(fn, model, x)).front(), y.tensors);
+  at::Tensor loss = UnderAmp(fn, model, model.train.get().amp, [&] {
+    return Loss(fn, model, OutputParts(Output(fn, model, x)).front(), y.tensors);
+  });
   loss.backward();
   return loss.detach();
 }
@@ -194,12 +235,12 @@ at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y) {
 void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer().step(); }
 
 at::Tensor model_backstep(Handle m) {
-  const nn::Model& model = nn::ModelOf("backstep", m)->model();
+  nn::Model& model = nn::ModelOf("backstep", m)->model();
   return TrainStep("backstep", model, &model.train_data.input, &model.train_data.target).detach();
 }
 
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
-  const nn::Model& model = nn::ModelOf("backstep", m)->model();
+  nn::Model& model = nn::ModelOf("backstep", m)->model();
   const DataTensors input = model_data_tensors("backstep", m, x),
                     target = model_data_tensors("backstep", m, y);
   return TrainStep("backstep", model, &input, &target).detach();
@@ -247,11 +288,13 @@ RunMetrics testrun(Handle m) {
     const std::exception_ptr failure = Failure(model, [&] {
       while (model_batch(m, DataMode::kTest)) {
         nn::ModelData& data = model.test_data;
-        const std::vector<at::Tensor> output =
-            OutputParts(Output("testrun", model, data.input, true, data.hidden));
-        const at::Tensor loss = collector.wants_loss()
-                                    ? Loss("testrun", model, output.front(), data.target.tensors)
-                                    : at::Tensor();
+        std::vector<at::Tensor> output;
+        const at::Tensor loss = UnderAmp("testrun", model, o.amp, [&] {
+          output = OutputParts(Output("testrun", model, data.input, true, data.hidden));
+          return collector.wants_loss()
+                     ? Loss("testrun", model, output.front(), data.target.tensors)
+                     : at::Tensor();
+        });
         collector.Add(loss, output, data.target);
         CarryHidden(o, output, data);
       }
