@@ -20,8 +20,8 @@
 #include "api/nn/forward_io.h"
 #include "api/tensor/container.h"
 #include "api/tensor/tensor.h"
+#include "runtime/autocast_guard.h"
 #include "runtime/errors.h"
-#include "runtime/torch_compat.h"
 
 namespace kscope {
 namespace {
