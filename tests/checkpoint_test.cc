@@ -105,6 +105,26 @@ TEST_F(CheckpointTest, AModelWithoutShufflesResumesWithoutData) {
   EXPECT_TRUE(at::equal(Flat(a), Flat(b)));
 }
 
+// fp16 training's loss scale (api/model/loss_scale.h) goes with the checkpoint, whatever it is:
+// a file saved at the initial scale puts a changed one back to it.
+TEST_F(CheckpointTest, TheLossScaleIsSavedAndResumed) {
+  auto scope = Scope::Open();
+  const Handle a = Classifier(1), b = Classifier(1);
+  nn::LossScale& saved = nn::ModelOf("test", a)->model().loss_scale;
+  saved.scale = 1024;
+  saved.good_steps = 17;
+  checkpoint(a, path_, 1);
+  EXPECT_EQ(resume(b, path_), 1);
+  const nn::LossScale& resumed = nn::ModelOf("test", b)->model().loss_scale;
+  EXPECT_EQ(resumed.scale, 1024);
+  EXPECT_EQ(resumed.good_steps, 17);
+  CheckpointFile s = ReadCheckpoint(path_);
+  s.loss_scale = nn::LossScale{};
+  WriteCheckpoint(path_, s);
+  resume(b, path_);
+  EXPECT_EQ(nn::ModelOf("test", b)->model().loss_scale.scale, nn::LossScale::kInitial);
+}
+
 // The file holds the state of each CUDA device's generator the saving process saw (none without
 // a GPU); a process that sees fewer devices restores those it sees and leaves the others.
 TEST_F(CheckpointTest, CudaStatesOfDevicesThisProcessDoesNotSeeAreIgnored) {

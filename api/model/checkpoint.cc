@@ -98,6 +98,7 @@ void checkpoint(Handle m, const std::string& path, std::int64_t epoch) {
   s.cpu_state = StateOf(at::detail::getDefaultCPUGenerator());
   for (std::int64_t i = 0; i < cuda_device_count(); ++i)
     s.cuda_states.push_back(StateOf(CudaGenerator(i)));
+  s.loss_scale = model.loss_scale;
   WriteCheckpoint(path, s);
 }
 
@@ -151,6 +152,7 @@ std::int64_t resume(Handle m, const std::string& path) {
   d.hidden.clear();
   SetState(at::detail::getDefaultCPUGenerator(), s.cpu_state);
   for (std::size_t i = 0; i < cuda_restored; ++i) SetState(CudaGenerator(i), s.cuda_states[i]);
+  model.loss_scale = s.loss_scale;
   return s.epoch;
 }
 

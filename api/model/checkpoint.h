@@ -11,7 +11,8 @@
 //     model's shared shuffle generator (a model bound to a group draws every epoch's shuffle
 //     from it: api/distributed/distribute.h), the default CPU generator's state (what a
 //     model of one process shuffles with, and what dropout on the CPU draws from) and each
-//     CUDA device's default generator's (what dropout on that device draws from).
+//     CUDA device's default generator's (what dropout on that device draws from), and fp16
+//     training's loss scale (api/model/loss_scale.h).
 // The data and the training and testing options are not saved: the restarted job gives its
 // model the same data (in its original order) and its own options (a job resumed on another
 // number of ranks sets its batch size to keep the step's rows).

@@ -165,6 +165,7 @@ IValue Encode(const CheckpointFile& s) {
   d.insert("shuffle generator", s.shuffle_on ? Tuple({*s.shuffle_on, s.shuffle_state}) : IValue());
   d.insert("cpu generator", s.cpu_state);
   d.insert("cuda generators", ListOf(s.cuda_states, [](const at::Tensor& t) { return IValue(t); }));
+  d.insert("loss scale", Tuple({s.loss_scale.scale, s.loss_scale.good_steps}));
   return d;
 }
 
@@ -197,6 +198,11 @@ CheckpointFile Decode(const IValue& v, const std::string& path) {
   s.cpu_state = d.at("cpu generator").toTensor();
   if (d.contains("cuda generators")) {
     s.cuda_states = ListFrom(d.at("cuda generators"), [](const IValue& i) { return i.toTensor(); });
+  }
+  if (d.contains("loss scale")) {
+    const auto& scale = Items(d.at("loss scale"), 2);
+    s.loss_scale.scale = scale[0].toDouble();
+    s.loss_scale.good_steps = scale[1].toInt();
   }
   return s;
 }

@@ -6,9 +6,10 @@
 // and `buffers` (lists of (name, tensor)), `optimizer` ((kind, each group's options as
 // (name, (type, value)), the parameter rows as (group, name, size), each parameter's buffers)),
 // `permutation` (a long vector or None), `shuffle generator` ((device, state) or None),
-// `cpu generator` (a state) and `cuda generators` (a list of states, cuda:0's first; files
-// written before it was added lack it and read as an empty list). Tensors are written as host
-// copies.
+// `cpu generator` (a state), `cuda generators` (a list of states, cuda:0's first) and `loss
+// scale` (fp16 training's scale and good steps, api/model/loss_scale.h); files written before the
+// last two were added lack them and read as an empty list and the initial scale. Tensors are
+// written as host copies.
 //
 // WriteCheckpoint writes `path`.tmp and renames it to `path`, so a crash while writing leaves an
 // earlier file at `path` whole; kscope::Error "checkpoint: cannot write <file>: <reason>".
@@ -26,6 +27,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "api/model/loss_scale.h"
 #include "api/nn/optimizer_state.h"
 
 namespace kscope {
@@ -42,6 +44,7 @@ struct CheckpointFile {
   at::Tensor shuffle_state;
   at::Tensor cpu_state;                 // the default CPU generator's
   std::vector<at::Tensor> cuda_states;  // the default CUDA generators', cuda:0's first
+  nn::LossScale loss_scale;             // fp16 training's
 };
 
 void WriteCheckpoint(const std::string& path, const CheckpointFile& contents);
