@@ -34,6 +34,7 @@
 //   ratio<TAB>case<TAB>kscope/libtorch
 //
 // Run:  ./build/bench/train_bench [--threads=1] [--repetitions=21] [--device=cpu]
+//                                 [--multi_tensor_steps=true]
 //                                 [--cases=epoch,mlp,spirals]       (or bench/train_bench.sh)
 #include <algorithm>
 #include <chrono>
@@ -75,6 +76,8 @@
 ABSL_FLAG(int, threads, 1, "libtorch intra-op threads (at::set_num_threads)");
 ABSL_FLAG(int, repetitions, 21, "timed samples per case and side; the median is reported");
 ABSL_FLAG(std::string, device, "cpu", "where both sides train: cpu or cuda (cuda:N)");
+ABSL_FLAG(bool, multi_tensor_steps, true,
+          "kscope's optimizers step with multi-tensor operations (kscope::set_multi_tensor_steps)");
 ABSL_FLAG(std::vector<std::string>, cases, (std::vector<std::string>{"epoch", "mlp", "spirals"}),
           "the cases to time, comma-separated: epoch mlp spirals convnet lstm transformer");
 
@@ -295,6 +298,7 @@ int main(int argc, char** argv) {
   }
   const c10::Device device(device_name);
   at::set_num_threads(threads);
+  kscope::set_multi_tensor_steps(absl::GetFlag(FLAGS_multi_tensor_steps));
   const bool kept = kscope::keep_freed_memory();
   const char* omp = std::getenv("OMP_NUM_THREADS");
   absl::PrintF(
