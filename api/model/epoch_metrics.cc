@@ -66,7 +66,8 @@ void EpochMetrics::Add(const at::Tensor& loss, const std::vector<at::Tensor>& ou
 }
 
 RunMetrics EpochMetrics::Metrics(const std::exception_ptr& failure) const {
-  const Sums own = Read();
+  const at::Tensor losses = Losses();
+  const Sums own = Read(losses);
   // Summed over the ranks: the batch losses, the matched and the total counts.
   Sums all = own;
   if (model_.group) {
@@ -76,7 +77,7 @@ RunMetrics EpochMetrics::Metrics(const std::exception_ptr& failure) const {
   }
   RunMetrics r{{}, options_.tensor, options_.dictionary};
   for (Metric metric : options_.metrics)
-    r.values.emplace_back(nn::MetricName(metric), Value(metric, own, all));
+    r.values.emplace_back(nn::MetricName(metric), Value(metric, losses, own, all));
   return r;
 }
 
@@ -94,10 +95,11 @@ void EpochMetrics::AddMatches(const at::Tensor& predicted, const DataTensors& ta
   total_ += y.numel();
 }
 
-at::Tensor EpochMetrics::Value(Metric metric, const Sums& own, const Sums& all) const {
+at::Tensor EpochMetrics::Value(Metric metric, const at::Tensor& losses, const Sums& own,
+                               const Sums& all) const {
   switch (metric) {
     case Metric::kLoss: return MeanLoss(own.loss);
-    case Metric::kBatchLoss: return Losses();
+    case Metric::kBatchLoss: return losses;
     case Metric::kAccuracy: return Accuracy(own.matched, own.total);
     case Metric::kMatches:
       return at::tensor(std::vector<std::int64_t>{static_cast<std::int64_t>(own.matched), total_});
@@ -120,9 +122,9 @@ at::Tensor EpochMetrics::MeanLoss(double sum) const {
 }
 
 // The epoch's only read from the device.
-EpochMetrics::Sums EpochMetrics::Read() const {
+EpochMetrics::Sums EpochMetrics::Read(const at::Tensor& losses) const {
   std::vector<at::Tensor> sums;  // on the device
-  if (!losses_.empty()) sums.push_back(at::stack(losses_).sum().to(at::kDouble));
+  if (!losses_.empty()) sums.push_back(losses.sum().to(at::kDouble));
   if (!matched_.empty()) sums.push_back(at::stack(matched_).sum().to(at::kDouble));
   Sums own{0, 0, static_cast<double>(total_)};
   if (sums.empty()) return own;

@@ -55,11 +55,13 @@ class EpochMetrics {
 
   at::Tensor Part(const std::vector<at::Tensor>& output, std::size_t i, nn::Metric metric) const;
   void AddMatches(const at::Tensor& predicted, const nn::DataTensors& target);
-  at::Tensor Value(nn::Metric metric, const Sums& own, const Sums& all) const;
+  // `losses`: the batch losses, stacked (Losses()).
+  at::Tensor Value(nn::Metric metric, const at::Tensor& losses, const Sums& own,
+                   const Sums& all) const;
   // A loss sum over the batches of all tasks: a double, as ktorch's.
   at::Tensor MeanLoss(double sum) const;
-  // This process's sums, read from the device in one copy.
-  Sums Read() const;
+  // This process's sums, read from the device in one copy (`losses`: as for Value).
+  Sums Read(const at::Tensor& losses) const;
   at::Tensor Losses() const;
 
   const char* fn_;
