@@ -12,6 +12,9 @@
 //                      zero_grad, forward, cross_entropy, backward, step, the loss kept
 //                      (detached); the mean of the batch losses, read as a double.
 //            Each side reads from the device once per epoch, at its end.
+//            --amp=bf16: kscope's train option amp, the libtorch side's forward and loss under
+//            autocast in bf16 (as torch.autocast); --graph: kscope's train option graph (run's
+//            full-size steps captured as a CUDA graph and replayed; cuda only).
 //   spirals: one full-batch training step on 3 classes x 1000 spiral points with a 2-100-3 MLP,
 //            cross-entropy and sgd (lr .2, momentum .99): the seed's `\ts` example.
 //            kscope:   backstep(m;x;y) on a model, x and y tensor handles, the loss read;
@@ -34,7 +37,7 @@
 //   ratio<TAB>case<TAB>kscope/libtorch
 //
 // Run:  ./build/bench/train_bench [--threads=1] [--repetitions=21] [--device=cpu]
-//                                 [--multi_tensor_steps=true]
+//                                 [--multi_tensor_steps=true] [--amp=none] [--graph=false]
 //                                 [--cases=epoch,mlp,spirals]       (or bench/train_bench.sh)
 #include <algorithm>
 #include <chrono>
@@ -43,6 +46,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,12 +76,15 @@
 #include "api/model/model_object.h"
 #include "bench/train_cases.h"
 #include "kscope/kscope.h"
+#include "runtime/autocast_guard.h"
 
 ABSL_FLAG(int, threads, 1, "libtorch intra-op threads (at::set_num_threads)");
 ABSL_FLAG(int, repetitions, 21, "timed samples per case and side; the median is reported");
 ABSL_FLAG(std::string, device, "cpu", "where both sides train: cpu or cuda (cuda:N)");
 ABSL_FLAG(bool, multi_tensor_steps, true,
           "kscope's optimizers step with multi-tensor operations (kscope::set_multi_tensor_steps)");
+ABSL_FLAG(std::string, amp, "none", "mixed precision of the epoch cases: none or bf16");
+ABSL_FLAG(bool, graph, false, "kscope's epochs replay CUDA graphs (train option graph)");
 ABSL_FLAG(std::vector<std::string>, cases, (std::vector<std::string>{"epoch", "mlp", "spirals"}),
           "the cases to time, comma-separated: epoch mlp spirals convnet lstm transformer");
 
@@ -161,7 +168,10 @@ CaseTiming EpochCase(const std::string& name, const c10::Device& device, int rep
   kscope::to(q, on_device);
   const kscope::Handle m =
       kscope::model({q, kscope::loss("ce"), kscope::opt(c.optimizer, q, {c.lr})});
-  kscope::train(m, {{"batchsize", c.batch}});
+  const bool bf16 = absl::GetFlag(FLAGS_amp) == "bf16";
+  kscope::train(m, {{"batchsize", c.batch},
+                    {"amp", absl::GetFlag(FLAGS_amp)},
+                    {"graph", absl::GetFlag(FLAGS_graph)}});
   // The model batches its data in place (set_ on the same storage): it gets tensors of its own.
   kscope::model_data(m, kscope::nn::DataMode::kTrain, c.x.clone(), c.y.clone());
 
@@ -197,8 +207,13 @@ CaseTiming EpochCase(const std::string& name, const c10::Device& device, int rep
         for (std::int64_t row = 0; row < rows; row += c.batch) {
           const std::int64_t n = std::min(c.batch, rows - row);
           optimizer->zero_grad();
-          at::Tensor loss = torch::nn::functional::cross_entropy(net.forward(c.x.narrow(0, row, n)),
-                                                                 c.y.narrow(0, row, n));
+          at::Tensor loss;
+          {
+            std::optional<kscope::AutocastGuard> autocast;
+            if (bf16) autocast.emplace(device.type(), at::kBFloat16);
+            loss = torch::nn::functional::cross_entropy(net.forward(c.x.narrow(0, row, n)),
+                                                        c.y.narrow(0, row, n));
+          }
           loss.backward();
           optimizer->step();
           losses.push_back(loss.detach());
@@ -296,6 +311,11 @@ int main(int argc, char** argv) {
                   device_name);
     return 1;
   }
+  const std::string amp = absl::GetFlag(FLAGS_amp);
+  if (amp != "none" && amp != "bf16") {
+    absl::FPrintF(stderr, "train_bench: --amp=%s: expected none or bf16\n", amp);
+    return 1;
+  }
   const c10::Device device(device_name);
   at::set_num_threads(threads);
   kscope::set_multi_tensor_steps(absl::GetFlag(FLAGS_multi_tensor_steps));
@@ -303,9 +323,10 @@ int main(int argc, char** argv) {
   const char* omp = std::getenv("OMP_NUM_THREADS");
   absl::PrintF(
       "train_bench: device %s, libtorch threads %d (OMP_NUM_THREADS=%s), %d repetitions, "
-      "medians; freed memory kept: %s; multi-tensor optimizer steps: %s\n",
+      "medians; freed memory kept: %s; multi-tensor optimizer steps: %s; amp %s; graph: %s\n",
       device.str(), at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions,
-      kept ? "yes" : "no", kscope::multi_tensor_steps() ? "yes" : "no");
+      kept ? "yes" : "no", kscope::multi_tensor_steps() ? "yes" : "no", amp,
+      absl::GetFlag(FLAGS_graph) ? "yes" : "no");
   {
     const auto scope = kscope::Scope::Open();
     std::vector<std::pair<std::string, CaseTiming>> timings;

@@ -19,7 +19,8 @@ from kscope's conv2d values):
   spirals      one full-batch step on 3 classes x 1000 spiral points with a 2-100-3 MLP,
                cross-entropy and sgd (lr .2, momentum .99); the loss read as a float.
 
---device puts data and model on cpu or cuda; --modes times each case as PyTorch eager and, on
+--amp bf16 runs forward and loss under torch.autocast(dtype=torch.bfloat16) in the epoch
+cases (the C++ program's --amp). --device puts data and model on cpu or cuda; --modes times each case as PyTorch eager and, on
 torch 2.x, compiled (torch.compile(model), default mode and mode="reduce-overhead"). The
 optimizers are torch.optim's with their defaults for the device (foreach on CUDA). zero_grad
 with this torch's default, as the C++ optimizer of the same libtorch: 1.13 zeroes the gradients,
@@ -33,7 +34,7 @@ Output: a human line per case and mode, and
 side "python" for eager, "compile" and "compile-ro" for the compiled modes.
 
 Run:  /usr/bin/python3 bench/train_bench.py [--threads 1] [--repetitions 21] [--device cpu]
-          [--cases epoch,mlp,spirals] [--modes eager]
+          [--cases epoch,mlp,spirals] [--modes eager] [--amp none]
       (Debian's python3-torch is built on the same libtorch 1.13 as the C++ side)
 """
 import argparse
@@ -119,7 +120,7 @@ CASES = {
 }
 
 
-def epoch_case(name, device, mode, repetitions):
+def epoch_case(name, device, mode, amp, repetitions):
     rows, batch, data, make, optimizer, lr = CASES[name]
     torch.manual_seed(DATA_SEED)
     x = data(rows)
@@ -135,7 +136,9 @@ def epoch_case(name, device, mode, repetitions):
         losses = []
         for row in range(0, rows, batch):
             opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(forward(x[row:row + batch]), y[row:row + batch])
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp == "bf16"):
+                loss = torch.nn.functional.cross_entropy(forward(x[row:row + batch]),
+                                                         y[row:row + batch])
             loss.backward()
             opt.step()
             losses.append(loss.detach())
@@ -185,6 +188,8 @@ def main():
                         help="comma-separated: " + " ".join(list(CASES) + ["spirals"]))
     parser.add_argument("--modes", default="eager",
                         help="comma-separated: eager, compile, reduce-overhead (compiled: torch 2.x)")
+    parser.add_argument("--amp", default="none", choices=["none", "bf16"],
+                        help="mixed precision of the epoch cases")
     args = parser.parse_args()
     if args.threads < 1 or args.repetitions < 1:
         parser.error("--threads and --repetitions must be at least 1")
@@ -203,12 +208,12 @@ def main():
     device = torch.device(args.device)
     print(f"train_bench.py: torch {torch.__version__}, device {device}, threads "
           f"{torch.get_num_threads()} (OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}), "
-          f"{args.repetitions} repetitions, medians", flush=True)
+          f"{args.repetitions} repetitions, medians, amp {args.amp}", flush=True)
     results = {}
     for name in cases:
         for mode in modes:
             results[name, mode] = spirals_case(device, mode, args.repetitions) if name == "spirals" \
-                else epoch_case(name, device, mode, args.repetitions)
+                else epoch_case(name, device, mode, args.amp, args.repetitions)
     print("\nPyTorch from Python, median ms (spirals: per step; the others: per epoch):")
     for (name, mode), (median, low, high) in results.items():
         print(f"{name:<12} {mode:<16} {median:9.3f} ms")

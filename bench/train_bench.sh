@@ -15,7 +15,9 @@
 #   REPETITIONS (21 samples per case and side), PYTHON (/usr/bin/python3, with Debian's
 #   python3-torch; without torch the python column shows n/a), DEVICE (cpu, or cuda),
 #   CASES (epoch,mlp,spirals; also convnet lstm transformer), MODES (PyTorch's: eager, and on
-#   torch 2.x compile and reduce-overhead; default eager, and all three on cuda).
+#   torch 2.x compile and reduce-overhead; default eager, and all three on cuda), AMP (none, or
+#   bf16: every side's epochs in mixed precision), GRAPH (1: kscope's epochs replay CUDA graphs,
+#   the train option graph; cuda only).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +28,8 @@ python=${PYTHON:-/usr/bin/python3}
 device=${DEVICE:-cpu}
 cases=${CASES:-epoch,mlp,spirals}
 if [[ $device == cuda* ]]; then modes=${MODES:-eager,compile,reduce-overhead}; else modes=${MODES:-eager}; fi
+amp=${AMP:-none}
+graph=$([ "${GRAPH:-0}" = 1 ] && echo true || echo false)
 export OMP_NUM_THREADS=$threads
 
 if [[ ! -x $build/bench/train_bench ]]; then
@@ -37,17 +41,18 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
 "$build/bench/train_bench" --threads="$threads" --repetitions="$repetitions" --device="$device" \
-  --cases="$cases" | tee -a "$results"
+  --cases="$cases" --amp="$amp" --graph="$graph" | tee -a "$results"
 echo
 if "$python" -c 'import torch' 2>/dev/null; then
   "$python" "$here/train_bench.py" --threads "$threads" --repetitions "$repetitions" \
-    --device "$device" --cases "$cases" --modes "$modes" | tee -a "$results"
+    --device "$device" --cases "$cases" --modes "$modes" --amp "$amp" | tee -a "$results"
 else
   echo "train_bench.sh: $python has no torch (apt-get install python3-torch): python column left out"
 fi
 
 echo
-echo "Medians in ms on $device, $threads thread(s); per epoch through run (spirals: one full-batch"
+echo "Medians in ms on $device, $threads thread(s), amp $amp, kscope's graph $graph; per epoch"
+echo "through run (spirals: one full-batch"
 echo "step through backstep); the cases: bench/train_cases.h. kscope/libtorch: the median of the"
 echo "ratios of samples taken back to back in one process; the others: the ratio of the medians of"
 echo "two processes run one after the other (python: PyTorch eager; compile, compile-ro:"

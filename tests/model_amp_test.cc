@@ -133,6 +133,23 @@ TEST_F(ModelAmpTest, Fp16ScalesTheLossSkipsStepsWithInfsAndUpdatesTheScale) {
   EXPECT_TRUE(at::equal(Weight(scaled), Weight(plain)));  // the skipped steps changed nothing
 }
 
+// An fp16 model's state carries its loss scale, and the model made from the state resumes it;
+// other models' states have none.
+TEST_F(ModelAmpTest, AnFp16ModelsStateHoldsItsLossScale) {
+  auto scope = Scope::Open();
+  const Handle scaled = Embedding(true), plain = Embedding(false);
+  ScaleOf(scaled) = nn::LossScale{1024, 17};
+  const ModelState state = model_state(scaled);
+  ASSERT_TRUE(state.loss_scale.has_value());
+  EXPECT_EQ(state.loss_scale->scale, 1024);
+  EXPECT_EQ(state.loss_scale->good_steps, 17);
+  const Handle resumed = model(state);
+  EXPECT_EQ(ScaleOf(resumed).scale, 1024);
+  EXPECT_EQ(ScaleOf(resumed).good_steps, 17);
+  EXPECT_FALSE(model_state(plain).loss_scale.has_value());
+  EXPECT_EQ(ScaleOf(model(model_state(plain))).scale, nn::LossScale::kInitial);
+}
+
 TEST_F(ModelAmpTest, Refusals) {
   auto scope = Scope::Open();
   const Handle q = testing::Linear(2, 1);

@@ -117,7 +117,7 @@ TEST_F(ModelTest, OptionDefaultsSeed004) {
   EXPECT_THAT(Names(train_options(m)),
               ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "shuffle",
                           "shufflecuda", "shuffleseed", "sync", "clipgroup", "clipnorm",
-                          "clipvalue", "tensor", "dictionary", "metrics", "amp"));
+                          "clipvalue", "tensor", "dictionary", "metrics", "amp", "graph"));
   EXPECT_THAT(Names(test_options(m)),
               ElementsAre("batchsize", "task", "tasks", "droplast", "hidden", "tensor",
                           "dictionary", "metrics", "amp"));

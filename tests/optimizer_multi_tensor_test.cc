@@ -3,11 +3,16 @@
 // parameter groups of different options, a parameter without a gradient in one step (its step
 // count falls behind the others'), sparse gradients (the per-parameter step runs) and the count
 // of multi-tensor operations a step launches. On the CPU the two paths must agree bit for bit:
-// `_foreach_*` runs there tensor by tensor through the same operators (multi_tensor.h).
+// `_foreach_*` runs there tensor by tensor through the same operators (multi_tensor.h). The
+// fused adam and adamw steps (api/nn/kinds/fused_adam.h) agree with them to rounding.
 #include <string>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_format.h"
+#include "api/nn/kinds/fused_adam.h"
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_object.h"
 #include "tests/op_counter.h"
@@ -33,10 +38,19 @@ struct KindCase {
 
 void PrintTo(const KindCase& c, std::ostream* os) { *os << c.kind; }
 
+// How a step updates the parameters: libtorch's per-parameter step, kscope's multi-tensor step,
+// or (adam, adamw) the fused kernel where libtorch has one.
+enum class StepPath { kPerParameter, kMultiTensor, kFused };
+
+void Use(StepPath path) {
+  set_multi_tensor_steps(path != StepPath::kPerParameter);
+  set_fused_steps(path == StepPath::kFused);
+}
+
 class MultiTensorStepTest : public LeakCheckTest, public ::testing::WithParamInterface<KindCase> {
  protected:
   void TearDown() override {
-    set_multi_tensor_steps(true);
+    Use(StepPath::kFused);  // the defaults
     LeakCheckTest::TearDown();
   }
 };
@@ -53,14 +67,16 @@ Handle Optimizer(const KindCase& c, const std::string& device, std::vector<Handl
   return o;
 }
 
-// Four steps over the same inputs: the gradients of sum(q(x)) for each module q, except that in
-// the second step the last group's parameters have none (libtorch skips them: their step
-// counts fall behind).
-void Train(Handle o, const std::vector<Handle>& modules, bool multi_tensor,
+// Four steps over the same inputs, step k taken the way paths[k] says: the gradients of
+// sum(q(x)) for each module q, except that in the second step the last group's parameters have
+// none (libtorch skips them: their step counts fall behind).
+using Paths = std::vector<StepPath>;
+
+void Train(Handle o, const std::vector<Handle>& modules, const Paths& paths,
            const std::string& device = "cpu") {
-  set_multi_tensor_steps(multi_tensor);
   const std::vector<at::Tensor> parameters = nn::OptimizerOf("test", o)->parameters();
   for (int k = 0; k < 4; ++k) {
+    Use(paths[k]);
     for (const at::Tensor& p : parameters) p.mutable_grad() = at::Tensor();
     for (std::size_t g = 0; g < modules.size(); ++g) {
       if (k == 1 && g + 1 == modules.size()) continue;
@@ -71,11 +87,12 @@ void Train(Handle o, const std::vector<Handle>& modules, bool multi_tensor,
   }
 }
 
-// Trains an optimizer of GetParam()'s kind both ways on `device` from the same values, then
-// compares the parameters and every state buffer: equal when `tolerance` is 0, else within it
-// (relative and absolute).
-void CompareWithThePerParameterStep(const KindCase& c, const std::string& device,
-                                    double tolerance) {
+// Trains an optimizer of kind `c` on `device` from the same values per parameter and as `paths`
+// say, then compares the parameters and every state buffer: equal when `tolerance` is 0, else
+// within it (relative and absolute). Operators named `path_ops...` must run in the second
+// training only.
+void CompareWithThePerParameterStep(const KindCase& c, const std::string& device, double tolerance,
+                                    const Paths& paths, const char* path_ops = "aten::_foreach_") {
   auto scope = Scope::Open();
   std::vector<Handle> single_modules, multi_modules;
   const Handle single = Optimizer(c, device, &single_modules);
@@ -83,11 +100,11 @@ void CompareWithThePerParameterStep(const KindCase& c, const std::string& device
   for (std::size_t g = 0; g < single_modules.size(); ++g)
     CopyParameters(single_modules[g], multi_modules[g]);
 
-  OpCounter foreach_ops(OpCounter::Prefix("aten::_foreach_"));
-  Train(single, single_modules, false, device);
-  EXPECT_EQ(foreach_ops.count(), 0) << "the per-parameter step ran multi-tensor operations";
-  Train(multi, multi_modules, true, device);
-  EXPECT_GT(foreach_ops.count(), 0) << "the multi-tensor step ran none";
+  OpCounter ops(OpCounter::Prefix(path_ops));
+  Train(single, single_modules, Paths(4, StepPath::kPerParameter), device);
+  EXPECT_EQ(ops.count(), 0) << "the per-parameter step ran " << path_ops;
+  Train(multi, multi_modules, paths, device);
+  EXPECT_GT(ops.count(), 0) << "no " << path_ops << " ran";
 
   auto same = [tolerance](const at::Tensor& a, const at::Tensor& b) {
     return tolerance == 0 ? at::equal(a, b) : at::allclose(a, b, tolerance, tolerance);
@@ -111,7 +128,7 @@ void CompareWithThePerParameterStep(const KindCase& c, const std::string& device
 }
 
 TEST_P(MultiTensorStepTest, EqualsThePerParameterStepExactly) {
-  CompareWithThePerParameterStep(GetParam(), "cpu", 0);
+  CompareWithThePerParameterStep(GetParam(), "cpu", 0, Paths(4, StepPath::kMultiTensor));
 }
 
 // On a GPU the list kernels compute each element with the same operations in the same
@@ -121,7 +138,7 @@ TEST_P(MultiTensorStepTest, EqualsThePerParameterStepExactly) {
 TEST_P(MultiTensorStepTest, OnTheGpuEqualsThePerParameterStepToRounding) {
   if (!at::hasCUDA())
     GTEST_SKIP() << "no CUDA device: this libtorch reports at::hasCUDA() == false";
-  CompareWithThePerParameterStep(GetParam(), "cuda", 1e-6);
+  CompareWithThePerParameterStep(GetParam(), "cuda", 1e-6, Paths(4, StepPath::kMultiTensor));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -172,11 +189,11 @@ TEST_F(MultiTensorLaunchTest, SparseGradientsTakeThePerParameterStep) {
   CopyParameters(e1, e2);
   const Handle o1 = opt("sgd", e1, {0.1}), o2 = opt("sgd", e2, {0.1});
   const at::Tensor rows = at::tensor(std::vector<std::int64_t>{1, 4, 4});
-  absl::Cleanup restore = [] { set_multi_tensor_steps(true); };
-  set_multi_tensor_steps(false);
+  absl::Cleanup restore = [] { Use(StepPath::kFused); };
+  Use(StepPath::kPerParameter);
   Backward(e1, rows);
   step(o1);
-  set_multi_tensor_steps(true);
+  Use(StepPath::kFused);
   Backward(e2, rows);
   ASSERT_TRUE(nn::OptimizerOf("test", o2)->parameters()[0].grad().is_sparse());
   OpCounter foreach_ops(OpCounter::Prefix("aten::_foreach_"));
@@ -185,6 +202,68 @@ TEST_F(MultiTensorLaunchTest, SparseGradientsTakeThePerParameterStep) {
   EXPECT_TRUE(at::equal(nn::OptimizerOf("test", o1)->parameters()[0],
                         nn::OptimizerOf("test", o2)->parameters()[0]));
 }
+
+// The fused adam and adamw steps, where this libtorch has the kernels for the device.
+class FusedAdamTest : public MultiTensorStepTest {
+ protected:
+  // Why the fused kernel cannot run on `device` here; empty when it can.
+  static std::string Unfusable(const KindCase& c, const std::string& device) {
+    if (device == "cuda" && !at::hasCUDA())
+      return "no CUDA device: this libtorch reports at::hasCUDA() == false";
+    const std::vector<at::Tensor> one{at::ones({1}, at::Device(device))};
+    if (!nn::CanFuseAdam(c.kind == "adamw", one, one))
+      return absl::StrFormat("libtorch %d.%d has no fused %s kernel for the %s",
+                             TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, c.kind, device);
+    return "";
+  }
+};
+
+// The kernel evaluates each element's update in one expression, in its own order: within 1e-6
+// of the per-parameter step after four steps of values near 1 (float32 rounding, a few ulps).
+TEST_P(FusedAdamTest, EqualsThePerParameterStepToRounding) {
+  if (const std::string why = Unfusable(GetParam(), "cpu"); !why.empty()) GTEST_SKIP() << why;
+  CompareWithThePerParameterStep(GetParam(), "cpu", 1e-6, Paths(4, StepPath::kFused),
+                                 "aten::_fused_adam");
+}
+
+// A fused step's only list operation is the step counts' advance: the kernel does the rest.
+TEST_P(FusedAdamTest, AFusedStepLeavesTheArithmeticToTheKernel) {
+  if (const std::string why = Unfusable(GetParam(), "cpu"); !why.empty()) GTEST_SKIP() << why;
+  auto scope = Scope::Open();
+  std::vector<Handle> modules;
+  const Handle o = Optimizer(GetParam(), "cpu", &modules);
+  Train(o, modules, Paths(4, StepPath::kFused));
+  OpCounter arithmetic([](const at::RecordFunction& call) {
+    const std::string name = call.name();
+    return name.rfind("aten::_foreach_", 0) == 0 && name != "aten::_foreach_add_";
+  });
+  Train(o, modules, Paths(4, StepPath::kFused));
+  EXPECT_EQ(arithmetic.count(), 0);
+  Train(o, modules, Paths(4, StepPath::kMultiTensor));
+  EXPECT_GT(arithmetic.count(), 0) << "the counter saw nothing of the unfused steps";
+}
+
+// Steps taken without the kernel advance libtorch's counts but not the device's: the next fused
+// step starts from libtorch's (bias corrections of the right step).
+TEST_P(FusedAdamTest, StepsTakenWithoutTheKernelCount) {
+  if (const std::string why = Unfusable(GetParam(), "cpu"); !why.empty()) GTEST_SKIP() << why;
+  CompareWithThePerParameterStep(
+      GetParam(), "cpu", 1e-6,
+      {StepPath::kFused, StepPath::kPerParameter, StepPath::kMultiTensor, StepPath::kFused},
+      "aten::_fused_adam");
+}
+
+TEST_P(FusedAdamTest, OnTheGpuEqualsThePerParameterStepToRounding) {
+  if (const std::string why = Unfusable(GetParam(), "cuda"); !why.empty()) GTEST_SKIP() << why;
+  CompareWithThePerParameterStep(GetParam(), "cuda", 1e-6, Paths(4, StepPath::kFused),
+                                 "aten::_fused_adam");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AdamKinds, FusedAdamTest,
+    ::testing::Values(KindCase{"adam", {{{"lr", 0.01}}, {{"amsgrad", true}, {"decay", 0.1}}}},
+                      KindCase{"adamw", {{{"decay", 0.05}}, {{"amsgrad", true}, {"lr", 0.02}}}}),
+    [](const ::testing::TestParamInfo<KindCase>& info) { return info.param.kind; });
 
 }  // namespace optimizer_multi_tensor_test
 }  // namespace kscope

@@ -86,7 +86,8 @@ TEST_F(PluginSettingTest, EveryKeyOfTheCatalogue) {
   EXPECT_EQ(
       khost::S1(kabi::DictKeys(all.get())),
       "`mkl`openmp`threads`interopthreads`mps`cuda`magma`cudnn`cudnnversion`cudadevices`benchmark"
-      "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`foreach`scope");
+      "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`foreach`fused"
+      "`scope");
   for (const char* flag :
        {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "benchmark", "cudnndeterministic"}) {
     EXPECT_EQ(Call("setting", KRef(kq::Sym(flag)))->t, -kabi::kBoolean) << flag;
@@ -101,6 +102,7 @@ TEST_F(PluginSettingTest, EveryKeyOfTheCatalogue) {
   EXPECT_EQ(S1(Call("setting", "`complexfirst")), "1b");
   EXPECT_EQ(S1(Call("setting", "`stackframe")), "0b");
   EXPECT_EQ(S1(Call("setting", "`foreach")), "1b");
+  EXPECT_EQ(S1(Call("setting", "`fused")), "1b");
 }
 
 TEST_F(PluginSettingTest, WritableKeys) {
@@ -114,8 +116,8 @@ TEST_F(PluginSettingTest, WritableKeys) {
   Call("setting",
        List({kq::Sym("interopthreads"), kq::Long(std::stoll(interop))}));  // the current count
   EXPECT_EQ(S1(Call("setting", "`interopthreads")), interop);
-  for (const char* flag :
-       {"benchmark", "cudnndeterministic", "stackframe", "alloptions", "complexfirst", "foreach"}) {
+  for (const char* flag : {"benchmark", "cudnndeterministic", "stackframe", "alloptions",
+                           "complexfirst", "foreach", "fused"}) {
     const std::string before = S1(Call("setting", KRef(kq::Sym(flag))));
     Call("setting", List({kq::Sym(flag), kq::Bool(before == "0b")}));
     EXPECT_NE(S1(Call("setting", KRef(kq::Sym(flag)))), before) << flag;

@@ -105,7 +105,7 @@ TEST_F(PluginModelTest, TrainOptionsSeed004) {
   KRef all = Call("train", m);
   EXPECT_EQ(Keys(all),
             "`batchsize`task`tasks`droplast`hidden`shuffle`shufflecuda`shuffleseed`sync`clipgroup`"
-            "clipnorm`clipvalue`tensor`dictionary`metrics`amp");
+            "clipnorm`clipvalue`tensor`dictionary`metrics`amp`graph");
   // q)train(m;`clipnorm`batchsize`metrics) -> clipnorm|:: batchsize|32 metrics|,`loss
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Syms({"clipnorm", "batchsize", "metrics"})}))),
             "`clipnorm`batchsize`metrics!(::;32;,`loss)");
@@ -128,6 +128,14 @@ TEST_F(PluginModelTest, TrainOptionsSeed004) {
             "train: amp expects none, bf16 or fp16, given `fp8");
   EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("amp")}))), "`bf16");
   Call("train", List({m.share(), kq::Sym("amp"), kq::Sym("none")}));
+  // q)train(m;`graph;1b) -> kscope's CUDA graph capture: refused off a CUDA device, unchanged
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("graph")}))), "0b");
+  const std::string graph_error =
+      Error("train", List({m.share(), kq::Sym("graph"), kq::Bool(true)}));
+  EXPECT_EQ(graph_error.rfind("train: graph captures training steps on a CUDA device", 0), 0)
+      << graph_error;
+  EXPECT_NE(graph_error.find("the model is on no device (no parameters)"), std::string::npos);
+  EXPECT_EQ(S1(Call("train", List({m.share(), kq::Sym("graph")}))), "0b");
   // q)train(m; `clipgroup`clipnorm; (0b;2)) -> clipnorm 2 2f; (1b;2); (0b;()) -> ::
   const KRef clip(kq::Syms({"clipgroup", "clipnorm"}));
   Call("train", List({m.share(), clip.share(), Q("(0b;2)").share()}));
@@ -191,6 +199,31 @@ TEST_F(PluginModelTest, CheckpointAndResume) {
   EXPECT_EQ(Error("resume", List({l.share(), kq::Sym(file)})),
             "resume: expected model, given loss");
   Call("free", List({m.share(), m2.share(), l.share()}));
+}
+
+// q)train(m;`amp;`fp16); s:state m -> kscope's `lossscale key after ktorch's; model s resumes it.
+TEST_F(PluginModelTest, AnFp16ModelsStateHoldsItsLossScale) {
+  auto made = [&] {
+    KRef q = Call("module", Call("seq", "(`sequential;(`linear;4;3))"));
+    return Call("model", List({q.share(), Call("loss", "`ce").share(),
+                               Call("opt", List({kq::Sym("sgd"), q.share()})).share()}));
+  };
+  KRef plain = made(), scaled = made();
+  EXPECT_EQ(Keys(Call("state", plain)), "`module`loss`optimizer`train`test");
+  Call("train", List({scaled.share(), kq::Sym("amp"), kq::Sym("fp16")}));
+  KRef s = Call("state", scaled);
+  EXPECT_EQ(Keys(s), "`module`loss`optimizer`train`test`lossscale");
+  EXPECT_EQ(S1(At(s, "lossscale")), "`scale`goodsteps!(65536f;0)");
+  KRef resumed = Call("model", s);
+  EXPECT_EQ(S1(At(Call("state", resumed), "lossscale")), "`scale`goodsteps!(65536f;0)");
+  const KRef bad(
+      kabi::xD(Q("`module`loss`optimizer`train`test`lossscale").share(),
+               List({At(s, "module").share(), At(s, "loss").share(), At(s, "optimizer").share(),
+                     At(s, "train").share(), At(s, "test").share(), kq::Long(2)})
+                   .share()));
+  EXPECT_EQ(Error("model", bad),
+            "model: lossscale expects `scale`goodsteps!(float;long), given long scalar");
+  Call("free", List({plain.share(), scaled.share(), resumed.share()}));
 }
 
 }  // namespace plugin_model_test

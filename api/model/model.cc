@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "api/core/pointer.h"
+#include "api/model/graphed_steps.h"
 #include "api/model/model_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -105,9 +106,11 @@ ModelDescription describe_model(Handle m, bool all_options) {
 ModelState model_state(Handle m, bool all_options) {
   Model& model = ModelAt("state", m);
   auto scope = Scope::Open();
-  return ModelState{state(model_module(m), all_options), describe_loss(model_loss(m), all_options),
+  std::optional<nn::LossScale> loss_scale;
+  if (model.train.get().amp == at::kHalf) loss_scale = model.loss_scale;
+  return ModelState{state(model_module(m), all_options),  describe_loss(model_loss(m), all_options),
                     opt_state(model_opt(m), all_options), model.train.Values(all_options),
-                    model.test.Values(all_options)};
+                    model.test.Values(all_options),       loss_scale};
 }
 
 Handle model(Handle module, const LossDescription& loss_description,
@@ -135,7 +138,11 @@ Handle model(const ModelDescription& d) {
 }
 
 Handle model(const ModelState& s) {
-  return with_scope([&] { return model(module(s.module), s.loss, s.optimizer, s.train, s.test); });
+  return with_scope([&] {
+    const Handle m = model(module(s.module), s.loss, s.optimizer, s.train, s.test);
+    if (s.loss_scale) ModelAt("model", m).loss_scale = *s.loss_scale;
+    return m;
+  });
 }
 
 nn::NamedValues model_options(Handle m, nn::DataMode mode, bool all_options) {
@@ -154,7 +161,11 @@ nn::NamedValues model_options(Handle m, nn::DataMode mode, const std::vector<std
 }
 
 void set_model_options(Handle m, nn::DataMode mode, const nn::NamedValues& values) {
-  OptionsAt(m, mode).Set(values);
+  nn::ModelOptions& options = OptionsAt(m, mode);
+  nn::ModelOptions next = options;
+  next.Set(values);
+  if (next.get().graph) CheckGraphable("train", ModelAt("train", m), next.get());
+  options = std::move(next);
 }
 
 nn::RunOptions run_options(Handle m, nn::DataMode mode) { return OptionsAt(m, mode).get(); }

@@ -19,10 +19,12 @@
 #ifndef KSCOPE_API_MODEL_MODEL_H_
 #define KSCOPE_API_MODEL_MODEL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/types/span.h"
+#include "api/model/loss_scale.h"
 #include "api/model/model_options.h"
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
@@ -56,13 +58,15 @@ struct ModelDescription {
 ModelDescription describe_model(Handle m, bool all_options = true);
 
 // ktorch's `state m`: the description with the module's parameters and buffers and the
-// optimizer's buffers, enough to recreate the model exactly.
+// optimizer's buffers, enough to recreate the model exactly; for a model trained in fp16 (train
+// option amp `fp16), kscope's loss scale too.
 struct ModelState {
   ModuleState module;
   LossDescription loss;
   OptimizerState optimizer;
   nn::NamedValues train;
   nn::NamedValues test;
+  std::optional<nn::LossScale> loss_scale;  // given when the train option amp is fp16
 };
 ModelState model_state(Handle m, bool all_options = true);
 

@@ -42,6 +42,8 @@ const std::vector<Row>& Rows() {
        std::vector<std::string>{"loss"}, true},
       // kscope's own: mixed precision (none, bf16 or fp16).
       {"amp", OptionType::kSymbol, std::string("none"), std::string("none"), true},
+      // kscope's own: training steps captured as a CUDA graph and replayed.
+      {"graph", OptionType::kBool, false, {}, false},
   };
   return *rows;
 }
@@ -128,6 +130,7 @@ RunOptions Typed(DataMode mode, const OptionSet& s) {
   o.shuffleseed = s.Long("shuffleseed");
   o.sync = s.Bool("sync");
   o.clipgroup = s.Bool("clipgroup");
+  o.graph = s.Bool("graph");
   if (!s.IsNull("clipnorm")) {
     const std::vector<double>& d = s.Doubles("clipnorm");
     if (!(d[0] >= 0) || !(d[1] > 0))

@@ -20,6 +20,8 @@
 //                                hiddencell grouploss groupaccuracy groupmatches (none allowed)
 //   amp         symbol           kscope's own: none (the default), bf16 or fp16, mixed precision:
 //                                forward and loss under autocast for the model's device
+//   graph       boolean          train only, kscope's own: run's full-size training steps
+//                                captured as a CUDA graph and replayed (api/model/graphed_steps.h)
 //
 // A value type (copyable); thread-compatible. Set validates every given value and the options
 // as a whole, then commits; on any error it throws kscope::Error naming `train` or `test`
@@ -83,6 +85,8 @@ struct RunOptions {
   // Mixed precision (kscope's `amp): forward and loss under autocast in this type for the
   // model's device (bf16 or fp16; fp16 training with a dynamic loss scale); none: full precision.
   std::optional<c10::ScalarType> amp;
+  // kscope's `graph: run replays its full-size training steps from a CUDA graph.
+  bool graph;
 };
 
 class ModelOptions {

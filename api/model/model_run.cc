@@ -14,6 +14,7 @@
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
 #include "api/model/epoch_metrics.h"
+#include "api/model/graphed_steps.h"
 #include "api/model/model_data.h"
 #include "api/model/model_object.h"
 #include "api/nn/clip.h"
@@ -251,6 +252,16 @@ RunMetrics run(Handle m) {
   if (!model.train_data.input.defined()) Fail("run: no training data");
   const nn::RunOptions& o = model.train.get();
   return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
+    // Under `graph (checked before the epoch starts), full-size batches replay a captured step
+    // (api/model/graphed_steps.h).
+    std::optional<GraphedSteps> graphed;
+    if (o.graph) {
+      graphed.emplace(
+          "run", model, o,
+          [&](const DataTensors& x, const DataTensors& y, std::vector<at::Tensor>* out) {
+            return TrainStep("run", model, &x, &y, {}, out);
+          });
+    }
     model_batchinit(m, DataMode::kTrain);
     const std::int64_t batches = AllBatches(m, DataMode::kTrain, o);
     if (model.group) distributed::CheckEpoch("run", *model.group, model, o, batches);
@@ -260,10 +271,12 @@ RunMetrics run(Handle m) {
     for (; model_batch(m, DataMode::kTrain); ++steps) {
       nn::ModelData& data = model.train_data;
       const at::Tensor loss =
-          TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
+          graphed ? graphed->Take(data.input, data.target, &output)
+                  : TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
       collector.Add(loss, output, data.target);
       CarryHidden(o, output, data);
     }
+    graphed.reset();  // the graph's work joins the caller's stream before the metrics' read
     // Under a group every rank takes as many steps as task 0, which has the most batches.
     if (model.group) {
       for (const std::int64_t task0 = (batches + o.tasks - 1) / o.tasks; steps < task0; ++steps) {

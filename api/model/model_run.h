@@ -20,8 +20,9 @@
 // of the model's process group; this process's own without one). Nothing is read back from the
 // device within an epoch (api/model/epoch_metrics.h: the losses and counts stay there until the
 // epoch's one read; clipping by norm reads nothing, api/nn/clip.h) unless the `sync option asks for
-// it. Under the `hidden option the state a batch leaves is fed (detached) with the next batch's
-// input; each epoch starts without one. A model bound to a process group
+// it. Under the `graph option run replays a captured step for its full-size batches
+// (api/model/graphed_steps.h). Under the `hidden option the state a batch leaves is fed (detached)
+// with the next batch's input; each epoch starts without one. A model bound to a process group
 // (api/distributed/distribute.h) averages its gradients over the ranks in every step of run and
 // backstep, and run/testrun exchange what the group metrics need: every rank must make the same
 // calls.

@@ -28,6 +28,10 @@
 #include "absl/types/span.h"
 #include "runtime/handle.h"
 
+namespace torch::nn {
+class Module;
+}  // namespace torch::nn
+
 namespace kscope {
 
 using CallbackFunction = std::function<Handle(Handle module, absl::Span<const Handle> inputs)>;
@@ -44,6 +48,9 @@ void set_callback_fallback(CallbackFallback f);
 
 // Runs the function `name` on the module and inputs (used by the callback kind's forward).
 Handle run_callback(const std::string& name, Handle module, absl::Span<const Handle> inputs);
+
+// Whether `module` or a module under it is a callback module.
+bool has_callback_module(const torch::nn::Module& module);
 
 }  // namespace kscope
 

@@ -124,6 +124,14 @@ void step(Handle o);
 bool multi_tensor_steps();
 void set_multi_tensor_steps(bool on);
 
+// Whether multi-tensor steps of adam and adamw run libtorch's fused kernels (one pass per tensor
+// for the whole update, PyTorch's fused=True) where this libtorch has them for the parameters'
+// device (libtorch 2: CUDA, and the CPU from 2.4; api/nn/kinds/fused_adam.h). On by default;
+// without multi-tensor steps it has no effect. Results equal the unfused steps' to rounding.
+// One setting for the process, read at each step (q: setting`fused). Thread-safe.
+bool fused_steps();
+void set_fused_steps(bool on);
+
 // The learning rate of each parameter group of optimizer o (or of model o's optimizer); setting
 // one rate for every group, or one rate per group. Rates must be non-negative (kscope::Error "lr:
 // invalid learning rate -1"); one per group ("lr: 3 rates given for 2 groups").

@@ -1,7 +1,10 @@
 #include "q/convert/k_model_state.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "api/model/model_object.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
 #include "q/convert/k_module_state.h"
@@ -14,10 +17,36 @@ namespace {
 
 using kabi::K;
 
+// ktorch's keys, then kscope's `lossscale when given: `scale`goodsteps!(65536f;0).
 K Dictionary(K module, K loss, K optimizer, const nn::NamedValues& train,
-             const nn::NamedValues& test) {
-  return kabi::xD(Symbols({"module", "loss", "optimizer", "train", "test"}),
-                  kabi::knk(5, module, loss, optimizer, KFromOptions(train), KFromOptions(test)));
+             const nn::NamedValues& test, const std::optional<nn::LossScale>& scale = {}) {
+  std::vector<std::string> keys{"module", "loss", "optimizer", "train", "test"};
+  K values = kabi::knk(5, module, loss, optimizer, KFromOptions(train), KFromOptions(test));
+  if (scale) {
+    keys.push_back("lossscale");
+    kabi::jk(&values, kabi::xD(Symbols({"scale", "goodsteps"}),
+                               kabi::knk(2, kabi::kf(scale->scale), kabi::kj(scale->good_steps))));
+  }
+  return kabi::xD(Symbols(keys), values);
+}
+
+nn::LossScale LossScaleFromK(K d) {
+  auto refuse = [&] {
+    Fail("model: lossscale expects `scale`goodsteps!(float;long), given %s", KName(d));
+  };
+  if (d->t != kabi::kDictionary) refuse();
+  K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
+  if (keys->t != kabi::kSymbol || keys->n != 2 || values->t != kabi::kMixed ||
+      std::string(kabi::Symbols(keys)[0]) != "scale" ||
+      std::string(kabi::Symbols(keys)[1]) != "goodsteps")
+    refuse();
+  K scale = kabi::Items(values)[0], steps = kabi::Items(values)[1];
+  if (scale->t != -kabi::kFloat || steps->t != -kabi::kLong || !(scale->f > 0) || steps->j < 0)
+    refuse();
+  nn::LossScale s;
+  s.scale = scale->f;
+  s.good_steps = steps->j;
+  return s;
 }
 
 }  // namespace
@@ -30,7 +59,7 @@ K KFromModelDescription(const ModelDescription& d) {
 K KFromModelState(const ModelState& s) {
   return Dictionary(KFromModuleState(s.module), KFromLossDescription(s.loss),
                     KFromOptimizerDescription(s.optimizer.description, &s.optimizer.buffers),
-                    s.train, s.test);
+                    s.train, s.test, s.loss_scale);
 }
 
 Handle ModelFromK(K d) {
@@ -42,6 +71,7 @@ Handle ModelFromK(K d) {
   LossDescription loss;
   OptimizerState optimizer;
   nn::NamedValues train, test;
+  std::optional<nn::LossScale> scale;
   bool has_loss = false, has_optimizer = false;
   for (long long i = 0; i < keys->n; ++i) {
     const std::string key = kabi::Symbols(keys)[i];
@@ -58,6 +88,8 @@ Handle ModelFromK(K d) {
       train = OptionsFromDictionary("train", value);
     } else if (key == "test") {
       test = OptionsFromDictionary("test", value);
+    } else if (key == "lossscale") {
+      scale = LossScaleFromK(value);
     } else {
       Fail(
           "model: unexpected key `%s in a model dictionary, expecting "
@@ -69,7 +101,11 @@ Handle ModelFromK(K d) {
   if (!has_loss) Fail("model: loss not specified");
   if (!has_optimizer) Fail("model: optimizer not specified");
   // The module is made last, in a scope of its own: released if the model cannot be made.
-  return with_scope([&] { return model(ModuleFromK(module), loss, optimizer, train, test); });
+  return with_scope([&] {
+    const Handle m = model(ModuleFromK(module), loss, optimizer, train, test);
+    if (scale) nn::ModelOf("model", m)->model().loss_scale = *scale;
+    return m;
+  });
 }
 
 }  // namespace kscope::q

@@ -1,8 +1,9 @@
 // setting[] -> dictionary of every setting; setting`name -> its value; setting(`name;value)
 // sets a writable one. ktorch's keys in ktorch's order (libtorch's build features and global
 // flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict,
-// foreach (multi-tensor optimizer steps, api/nn/optimizer.h) and scope. One table row per setting;
-// a setter reads its value (a boolean, or a long) before changing anything.
+// foreach (multi-tensor optimizer steps, api/nn/optimizer.h), fused (fused adam/adamw kernels)
+// and scope. One table row per setting; a setter reads its value (a boolean, or a long) before
+// changing anything.
 #include <atomic>
 #include <functional>
 #include <string>
@@ -68,6 +69,8 @@ constexpr SettingEntry kSettings[] = {
      nullptr},
     {"foreach", [] { return kabi::kb(multi_tensor_steps()); },
      [](const Args& a) { set_multi_tensor_steps(a.BoolAt(1)); }, nullptr},
+    {"fused", [] { return kabi::kb(fused_steps()); },
+     [](const Args& a) { set_fused_steps(a.BoolAt(1)); }, nullptr},
     {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
 };
 

@@ -87,3 +87,15 @@ ModuleKind CallbackKind() {
 }
 
 }  // namespace kscope::nn
+
+namespace kscope {
+
+bool has_callback_module(const torch::nn::Module& module) {
+  if (dynamic_cast<const nn::CallbackImpl*>(&module) != nullptr) return true;
+  for (const auto& child : module.children()) {
+    if (has_callback_module(*child)) return true;
+  }
+  return false;
+}
+
+}  // namespace kscope

@@ -18,6 +18,7 @@
 #include <ATen/ops/zeros_like.h>
 #include <c10/core/GradMode.h>
 
+#include "api/nn/kinds/fused_adam.h"
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_kind.h"
 
@@ -116,13 +117,15 @@ void Update(torch::optim::SGD& o, const OptimizerParamGroup& group, const Steppe
 
 // libtorch's Adam (decoupled false: decay added to the gradient) and AdamW (decoupled: p scaled
 // by 1 - lr decay first): the moments' running averages, then p -= lr / c1 * m / (sqrt(v) /
-// sqrt(c2) + eps), c1 and c2 the bias corrections of each parameter's own step count.
+// sqrt(c2) + eps), c1 and c2 the bias corrections of each parameter's own step count. In one
+// fused kernel where libtorch has one for the parameters (fused_adam.h).
 template <typename State, typename Options>
 void AdamUpdate(Optimizer& o, const Options& options, const Stepped& s, bool decoupled) {
   const double lr = options.lr(), decay = options.weight_decay();
   const auto [beta1, beta2] = options.betas();
-  if (decoupled && decay != 0) at::_foreach_mul_(s.params, 1 - lr * decay);
-  Tensors m, v, highest;
+  const bool fuse = CanFuseAdam(decoupled, s.params, s.grads);
+  if (decoupled && decay != 0 && !fuse) at::_foreach_mul_(s.params, 1 - lr * decay);
+  Tensors m, v, highest, steps;
   Scalars root_c2, step_size;
   for (const at::Tensor& p : s.params) {
     State& state = StateOf<State>(o, p, [&] {
@@ -137,8 +140,16 @@ void AdamUpdate(Optimizer& o, const Options& options, const Stepped& s, bool dec
     m.push_back(state.exp_avg());
     v.push_back(state.exp_avg_sq());
     if (options.amsgrad()) highest.push_back(Needed(p, state.max_exp_avg_sq()));
+    if (fuse) {
+      steps.push_back(DeviceStep<State>(o, p));
+      continue;
+    }
     root_c2.emplace_back(std::sqrt(1 - std::pow(beta2, state.step())));
     step_size.emplace_back(-(lr / (1 - std::pow(beta1, state.step()))));
+  }
+  if (fuse) {
+    return FusedAdamUpdate(decoupled, s.params, s.grads, m, v, highest, steps, lr, beta1, beta2,
+                           decay, options.eps(), options.amsgrad());
   }
   const Tensors g = decoupled ? s.grads : Decayed(s, decay);
   at::_foreach_mul_(m, beta1);
@@ -232,7 +243,30 @@ void Update(torch::optim::RMSprop& o, const OptimizerParamGroup& group, const St
   }
 }
 
+// Adds n to the step count of `state` if it is a State (and to its count on the device if it
+// keeps one); whether it was.
+template <typename State>
+bool Advance(torch::optim::OptimizerParamState& state, std::int64_t n) {
+  auto* s = dynamic_cast<State*>(&state);
+  if (s == nullptr) return false;
+  s->step(s->step() + n);
+  if (auto* counted = dynamic_cast<DeviceCounted<State>*>(s)) counted->device_count += n;
+  return true;
+}
+
 }  // namespace
+
+void AdvanceStepCounts(Optimizer& o, const std::vector<at::Tensor>& params, std::int64_t n) {
+  using torch::optim::AdagradParamState, torch::optim::AdamParamState,
+      torch::optim::AdamWParamState, torch::optim::RMSpropParamState;
+  for (const at::Tensor& p : params) {
+    const auto it = o.state().find(StateKeyOf(p));
+    if (it == o.state().end()) continue;
+    torch::optim::OptimizerParamState& state = *it->second;
+    Advance<AdamParamState>(state, n) || Advance<AdamWParamState>(state, n) ||
+        Advance<AdagradParamState>(state, n) || Advance<RMSpropParamState>(state, n);
+  }
+}
 
 template <typename Base>
 at::Tensor MultiTensor<Base>::step(torch::optim::Optimizer::LossClosure closure) {

@@ -19,6 +19,9 @@
 #ifndef KSCOPE_API_NN_KINDS_MULTI_TENSOR_H_
 #define KSCOPE_API_NN_KINDS_MULTI_TENSOR_H_
 
+#include <cstdint>
+#include <vector>
+
 #include <ATen/core/Tensor.h>
 #include <torch/optim/adagrad.h>
 #include <torch/optim/adam.h>
@@ -34,6 +37,12 @@ class MultiTensor final : public Base {
   using Base::Base;
   at::Tensor step(torch::optim::Optimizer::LossClosure closure = nullptr) override;
 };
+
+// Adds n to the step counts in the states of `params` (adam's and adamw's, with their counts on
+// the device, adagrad's and rmsprop's; sgd keeps none): steps a device replayed without the
+// optimizer's host code (a CUDA graph's replays, api/model/graphed_steps.h).
+void AdvanceStepCounts(torch::optim::Optimizer& o, const std::vector<at::Tensor>& params,
+                       std::int64_t n);
 
 extern template class MultiTensor<torch::optim::SGD>;
 extern template class MultiTensor<torch::optim::Adam>;
