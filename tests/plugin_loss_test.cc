@@ -2,6 +2,8 @@
 // ctc by object (loss(l;lp;y;nx;ny), without ktorch's off-by-one) and by function, bce and
 // bcelogits batch weights, the distances, `loss kdict`, and layers' functional forms with k
 // data and pointers.
+#include <string>
+
 #include "absl/algorithm/container.h"
 #include "tests/plugin_fixture.h"
 
@@ -25,13 +27,60 @@ TEST_F(PluginLossTest, CtcObjectReadsItsFourthTensor) {
   KRef nx = Call("tensor", "enlist 2"), ny = Call("tensor", "enlist 1");
   KRef z = Call("loss", List({l.share(), lp.share(), y.share(), nx.share(), ny.share()}));
   EXPECT_EQ(S1(Call("return", z)), kMinusLnThreeQuarters);
-  // Data in, data out; input lengths (2) and target lengths (1) are not interchangeable.
+  // Data in, a pointer out (as ktorch); input lengths (2) and target lengths (1) are not
+  // interchangeable.
   KRef data = List({l.share(), Q(kLogProbs).share(), Q("enlist enlist 1").share(),
                     Q("enlist 2").share(), Q("enlist 1").share()});
-  EXPECT_EQ(S1(Call("loss", data)), kMinusLnThreeQuarters);
+  EXPECT_EQ(S1(Call("return", Call("loss", data))), kMinusLnThreeQuarters);
   EXPECT_EQ(Error("loss", List({l.share(), lp.share(), y.share(), nx.share()})),
             "loss: `ctc expects 4 inputs, given 3");
   Call("free", List({l.share(), lp.share(), y.share(), nx.share(), ny.share()}));
+}
+
+// A loss object answers with a pointer whatever its inputs' form, as ktorch does (1.13 and 2.3):
+// k arrays, tensors, a vector's tensors, vector elements, dictionary entries, mixed.
+TEST_F(PluginLossTest, ALossObjectGivesAPointerForEveryInputForm) {
+  // q)l:loss`mse; r:loss(l;1 2 3e;1 2 4e); tensor r; free r
+  KRef l = Call("loss", "`mse");
+  KRef w = Call("tensor", "1 2 3e"), z = Call("tensor", "1 2 4e");
+  KRef v = Call("vector", "(1 2 3e;1 2 4e)");
+  KRef d = Call("dict", "`x`y!(1 2 3e;1 2 4e)");
+  auto gives_a_pointer = [&](const KRef& form) {
+    KRef r = Call("loss", form);
+    ASSERT_GT(PointerId(r), 0) << S1(form);
+    EXPECT_EQ(S1(Call("tensor", r)), "0.3333333e") << S1(form);
+    Call("free", r);
+  };
+  gives_a_pointer(List({l.share(), Q("1 2 3e").share(), Q("1 2 4e").share()}));
+  gives_a_pointer(List({l.share(), w.share(), z.share()}));
+  gives_a_pointer(List({l.share(), w.share(), Q("1 2 4e").share()}));
+  gives_a_pointer(List({l.share(), v.share()}));
+  gives_a_pointer(List({l.share(), List({v.share(), Q("0 1").share()}).share()}));
+  gives_a_pointer(List(
+      {l.share(), List({v.share(), kq::Long(0)}).share(), List({v.share(), kq::Long(1)}).share()}));
+  gives_a_pointer(List({l.share(), List({d.share(), kq::Sym("x")}).share(),
+                        List({d.share(), kq::Sym("y")}).share()}));
+  EXPECT_EQ(Error("loss", List({l.share(), d.share()})),
+            "loss: arg[1] is a dictionary: give its inputs by key, (dictionary;keys)");
+  EXPECT_EQ(Error("loss", List({l.share(), Q("1 2 3e").share()})),
+            "loss: `mse expects 2 inputs, given 1");
+  Call("free", List({l.share(), w.share(), z.share(), v.share(), d.share()}));
+}
+
+// A module, or a model, given a vector element or a dictionary entry takes it as one input.
+TEST_F(PluginLossTest, ForwardTakesAVectorElementOrADictionaryEntry) {
+  KRef q = Call("module", "enlist(`linear;2;1)");
+  KRef t = Call("tensor", "(1 2e;3 4e)");
+  KRef v = Call("vector", "((1 2e;3 4e);(5 6e;7 8e))");
+  KRef d = Call("dict", "`a`b!((1 2e;3 4e);(5 6e;7 8e))");
+  const std::string expected = S1(Call("evaluate", List({q.share(), t.share()})));
+  EXPECT_EQ(S1(Call("evaluate", List({q.share(), List({v.share(), kq::Long(0)}).share()}))),
+            expected);
+  EXPECT_EQ(S1(Call("evaluate", List({q.share(), List({d.share(), kq::Sym("a")}).share()}))),
+            expected);
+  KRef r = Call("forward", List({q.share(), List({v.share(), kq::Long(0)}).share()}));
+  EXPECT_EQ(S1(Call("tensor", r)), expected);
+  Call("free", List({q.share(), t.share(), v.share(), d.share(), r.share()}));
 }
 
 TEST_F(PluginLossTest, CtcFunction) {
@@ -63,20 +112,24 @@ TEST_F(PluginLossTest, BceLogitsClassAndBatchWeights) {
   EXPECT_EQ(S1(Call("bcelogit2", "(0 0f;1 0f;1 3f;2 2f;`sum)")), "3.465736");  // 2 ln 2 + 3 ln 2
   EXPECT_EQ(S1(Call("bcelogit2", "(0 0f;1 0f;1 3f)")), "1.386294");  // (ln 2 + 3 ln 2) % 2
   KRef l = Call("loss", "(`bcelogits;2 2f;`sum)");
-  EXPECT_EQ(
-      S1(Call("loss", List({l.share(), Q("0 0f").share(), Q("1 0f").share(), Q("1 3f").share()}))),
-      "3.465736");
+  EXPECT_EQ(S1(Call("return", Call("loss", List({l.share(), Q("0 0f").share(), Q("1 0f").share(),
+                                                 Q("1 3f").share()})))),
+            "3.465736");
   Call("free", l);
 }
 
 TEST_F(PluginLossTest, DistancesAsLosses) {
   KRef l = Call("loss", "(`pairwise;1;0f)");
   EXPECT_EQ(S1(Call("loss", l)), "`module`options!(`pairwise;`p`eps`keepdim!(1f;0f;0b))");
-  EXPECT_EQ(S1(Call("loss", List({l.share(), Q("enlist 0 0f").share(), Q("enlist 3 4f").share()}))),
-            ",7f");
+  EXPECT_EQ(
+      S1(Call("return",
+              Call("loss", List({l.share(), Q("enlist 0 0f").share(), Q("enlist 3 4f").share()})))),
+      ",7f");
   KRef s = Call("loss", "`similar");
-  EXPECT_EQ(S1(Call("loss", List({s.share(), Q("enlist 1 0f").share(), Q("enlist 2 0f").share()}))),
-            ",1f");
+  EXPECT_EQ(
+      S1(Call("return",
+              Call("loss", List({s.share(), Q("enlist 1 0f").share(), Q("enlist 2 0f").share()})))),
+      ",1f");
   EXPECT_EQ(Error("loss", "(`similar;1;1e-8;`sum)"),
             "similar: 3 positional option(s) given, expecting at most 2");
   Call("free", List({l.share(), s.share()}));

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <variant>
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/ops/from_blob.h>
@@ -15,6 +16,7 @@
 #include "api/core/values.h"
 #include "q/env/settings.h"
 #include "runtime/errors.h"
+#include "scope/scope_stack.h"
 
 namespace kscope::q {
 namespace {
@@ -308,6 +310,11 @@ K KFromResult(const Result& r) {
   if (r.is_none()) return Null();
   if (r.is_handle()) return Pointer(r.handle());
   return KFromValue(r.value());
+}
+
+K PointerFromResult(const char* fn, const Result& r) {
+  if (r.is_none() || r.is_handle()) return KFromResult(r);
+  return Pointer(std::visit([&](const auto& v) { return Own(Object(v), fn); }, r.value()));
 }
 
 Operand OperandFromK(const char* fn, K x) {

@@ -73,6 +73,9 @@ K KFromValue(const Value& v);
 Value ValueFromK(const char* fn, K x, ObjectClass as);
 // A Result as k: a pointer, data, or `::`.
 K KFromResult(const Result& r);
+// A Result as a pointer, as ktorch's forward and loss objects answer whatever their inputs: a
+// handle as it is, data registered as a new handle (origin fn); `::` for none.
+K PointerFromResult(const char* fn, const Result& r);
 // An operand: a pointer's handle, or a copy of a k array's data (safe to keep).
 Operand OperandFromK(const char* fn, K x);
 // An input only read during the call: a pointer's handle, or a view of a k array's data.

@@ -1,9 +1,11 @@
 #include "q/convert/k_model_data.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/core/pointer.h"
+#include "api/core/selection.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "runtime/errors.h"
@@ -17,13 +19,6 @@ bool IsContainerPointer(K x) {
   if (!IsPointer(x)) return false;
   const ObjectClass c = class_(HandleOf(x));
   return c == ObjectClass::kVector || c == ObjectClass::kDictionary;
-}
-
-// (vector;indices) | (vector;index) | (dictionary;keys) | (dictionary;key)
-bool IsSelection(K x) {
-  if (x->t != kabi::kMixed || x->n != 2 || !IsContainerPointer(kabi::Items(x)[0])) return false;
-  const int t = kabi::Items(x)[1]->t;
-  return t == -kabi::kLong || t == kabi::kLong || t == -kabi::kSymbol || t == kabi::kSymbol;
 }
 
 DataPart SelectionFromK(const char* fn, K x) {
@@ -51,6 +46,23 @@ bool IsOneArray(K x) {
 }
 
 }  // namespace
+
+bool IsSelection(K x) {
+  if (x->t != kabi::kMixed || x->n != 2 || !IsContainerPointer(kabi::Items(x)[0])) return false;
+  const int t = kabi::Items(x)[1]->t;
+  return t == -kabi::kLong || t == kabi::kLong || t == -kabi::kSymbol || t == kabi::kSymbol;
+}
+
+std::vector<at::Tensor> SelectedTensors(const char* fn, K x) {
+  const DataPart part = SelectionFromK(fn, x);
+  const Handle h = part.source().handle();
+  if (part.keys()) {
+    std::vector<at::Tensor> tensors;
+    for (auto& [key, t] : DictElements(fn, h, *part.keys())) tensors.push_back(std::move(t));
+    return tensors;
+  }
+  return VectorElements(fn, h, *part.indices());
+}
 
 DataParts DataPartsFromK(const char* fn, K x) {
   if (x->t != kabi::kMixed || IsPointer(x) || IsSelection(x) || (x->n > 0 && IsOneArray(x))) {

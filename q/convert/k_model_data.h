@@ -11,12 +11,22 @@
 #ifndef KSCOPE_Q_CONVERT_K_MODEL_DATA_H_
 #define KSCOPE_Q_CONVERT_K_MODEL_DATA_H_
 
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
 #include "api/model/model_data.h"
 #include "q/convert/k_abi.h"
 
 namespace kscope::q {
 
 DataParts DataPartsFromK(const char* fn, kabi::K x);
+
+// ktorch's selection of a container's elements: (vector;indices), (vector;index),
+// (dictionary;keys) or (dictionary;key), the container a pointer.
+bool IsSelection(kabi::K x);
+// The tensors a selection names, in order (shared with the container's elements).
+std::vector<at::Tensor> SelectedTensors(const char* fn, kabi::K x);
 
 // The data as k arrays: (::) when none, an array for a tensor, a list of arrays for a vector, a
 // dictionary of arrays keyed by symbol for a dictionary. Owned by the caller.

@@ -10,10 +10,12 @@
 #include "api/model/model.h"
 #include "api/model/model_run.h"
 #include "api/nn/loss.h"
+#include "api/tensor/container.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/form_args.h"
 #include "q/convert/k_definition.h"
+#include "q/convert/k_model_data.h"
 #include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
@@ -24,8 +26,28 @@ namespace {
 
 using kabi::K;
 
+// The inputs after the loss or model in loss(l;..): each argument one input, except that a
+// vector pointer gives its tensors and a selection ((vector;indices), (dictionary;key), ..) the
+// tensors it names, as in ktorch. k data is copied: the result, a pointer, may keep it.
+std::vector<Operand> LossInputs(const Args& a) {
+  std::vector<Operand> inputs;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    if (IsSelection(a[i])) {
+      for (const at::Tensor& t : SelectedTensors("loss", a[i])) inputs.emplace_back(t);
+    } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
+      for (const at::Tensor& t : vector(a.PointerAt(i))) inputs.emplace_back(t);
+    } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kDictionary) {
+      Fail("loss: arg[%d] is a dictionary: give its inputs by key, (dictionary;keys)", i);
+    } else {
+      inputs.push_back(a.OperandAt(i));
+    }
+  }
+  return inputs;
+}
+
 // loss`kind | loss(`kind;opts..) | loss kdict | loss m (the model's loss) | loss(m;yhat;y) | loss l
-// | loss(l;flag) | loss(l;inputs..)
+// | loss(l;flag) | loss(l;inputs..). A loss object or a model applied to inputs answers with a
+// pointer whatever the inputs' form, as ktorch's.
 K Loss(K x) {
   return Guard([&] {
     const Args a("loss", x);
@@ -37,14 +59,13 @@ K Loss(K x) {
       return KFromLossDescription(d);
     }
     if (x->t == kabi::kDictionary) return Pointer(loss(LossDescriptionFromK(x)));
-    if (a.size() == 3 && a.IsPointerAt(0) && class_(a.PointerAt(0)) == ObjectClass::kModel) {
-      return KFromResult(model_loss(a.PointerAt(0), a.OperandAt(1), a.OperandAt(2)));
-    }
-    if (a.size() >= 3 && a.IsPointerAt(0)) {
-      std::vector<Operand> inputs;
-      for (std::size_t i = 1; i < a.size(); ++i) inputs.push_back(a.InputAt(i));
-      OwnDataBesideHandles(&inputs);
-      return KFromResult(loss(a.PointerAt(0), inputs));
+    if (a.size() >= 2 && a.IsPointerAt(0)) {
+      const std::vector<Operand> inputs = LossInputs(a);
+      if (class_(a.PointerAt(0)) != ObjectClass::kModel)
+        return PointerFromResult("loss", loss(a.PointerAt(0), inputs));
+      if (inputs.size() != 2)
+        Fail("loss: a model's loss takes an output and a target, given %d input(s)", inputs.size());
+      return PointerFromResult("loss", model_loss(a.PointerAt(0), inputs[0], inputs[1]));
     }
     std::vector<nn::OptionValue> positional;
     nn::NamedValues named;

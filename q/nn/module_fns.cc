@@ -1,7 +1,5 @@
 // Adapters for modules: module seq forward kforward nforward eforward evaluate parmnames parm parms
 // childnames child children training.
-#include <variant>
-
 #include "api/core/pointer.h"
 #include "api/model/model.h"
 #include "api/model/model_run.h"
@@ -10,12 +8,12 @@
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
+#include "q/convert/k_model_data.h"
 #include "q/convert/k_module_state.h"
 #include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
-#include "scope/scope_stack.h"
 
 namespace kscope::q {
 namespace {
@@ -76,13 +74,13 @@ bool HoldsPointer(K x) {
 // ktorch's forward, kforward, nforward and eforward give a pointer whatever the inputs were;
 // evaluate gives k data.
 K ForwardResult(const char* fn, ForwardMode mode, const Result& r) {
-  if (mode == ForwardMode::kEvaluate || r.is_handle() || r.is_none()) return KFromResult(r);
-  return Pointer(std::visit([&](const auto& v) { return Own(Object(v), fn); }, r.value()));
+  return mode == ForwardMode::kEvaluate ? KFromResult(r) : PointerFromResult(fn, r);
 }
 
 // forward(q;x..) | forward(q;`child;x..) | forward m, and the same for kforward nforward eforward
-// evaluate; q may be a model. As in ktorch, a vector's tensors are the inputs, and so are the
-// items of a list holding a pointer: forward(m;(x;mask)). k data given to a form that returns a
+// evaluate; q may be a model. As in ktorch, a vector's tensors are the inputs, so are the
+// tensors a selection names ((vector;index), (dictionary;key), api/core/selection.h), and so are
+// the items of a list holding a pointer: forward(m;(x;mask)). k data given to a form that returns a
 // pointer is copied, so the result (a layer may return its input: identity, flatten) never
 // shares q's memory.
 K RunForward(const char* fn, ForwardMode mode, K x) {
@@ -98,7 +96,10 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
       inputs.push_back(mode == ForwardMode::kEvaluate ? from.InputAt(i) : from.OperandAt(i));
     };
     for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) {
-      if (HoldsPointer(a[i])) {  // (x;mask): several inputs given as one list, as ktorch takes them
+      if (IsSelection(a[i])) {
+        for (const at::Tensor& t : SelectedTensors(fn, a[i])) inputs.emplace_back(t);
+      } else if (HoldsPointer(
+                     a[i])) {  // (x;mask): several inputs given as one list, as ktorch takes them
         const Args items(fn, a[i]);
         for (std::size_t j = 0; j < items.size(); ++j) add(items, j);
       } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
