@@ -20,7 +20,8 @@
 // embeddings with sparse gradients or a `maxnorm (data-dependent shapes), the `sync and `hidden
 // options, amp `fp16 (its loss scale checks the gradients on the host) and a model bound to a
 // process group. A capture that fails anyway is kscope::Error "<fn>: graph capture failed: ..."
-// with libtorch's reason.
+// with libtorch's reason; the warm-up steps before it have trained the model, and the optimizer's
+// host step counts include the captured step, which never ran.
 //
 // Thread-compatible: one epoch, one thread (whose current stream is the graph's while it lives).
 #ifndef KSCOPE_API_MODEL_GRAPHED_STEPS_H_
