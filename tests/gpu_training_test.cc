@@ -4,6 +4,7 @@
 // `amp option) of an MLP and a transformer encoder reach fp32's accuracy. The multi-tensor
 // optimizer steps on the GPU: optimizer_multi_tensor_test.cc.
 #include "tests/epoch_operators.h"
+#include "tests/optimizer_test_util.h"
 #include "tests/test_fixture.h"
 
 namespace kscope {
@@ -62,16 +63,7 @@ double AccuracyAfterTraining(bool transformer, const std::string& amp, int epoch
   } else {
     x = at::randn({512, 2});
     y = (x.select(1, 0) > 0).to(at::kLong) + (x.select(1, 1) > 0).to(at::kLong);
-    q = module(ModuleDefinition{
-        "sequential",
-        "",
-        {},
-        {},
-        {ModuleDefinition{"linear", "", {std::int64_t{2}, std::int64_t{64}}, {}, {}},
-         ModuleDefinition{"relu", "", {}, {}, {}},
-         ModuleDefinition{"linear", "", {std::int64_t{64}, std::int64_t{64}}, {}, {}},
-         ModuleDefinition{"relu", "", {}, {}, {}},
-         ModuleDefinition{"linear", "", {std::int64_t{64}, std::int64_t{3}}, {}, {}}}});
+    q = testing::Mlp(2, 64, 3);
   }
   to(q, Options::Parse("to", {"cuda"}));
   const Handle m = model({q, loss("ce"), opt("adam", q, {0.005})});

@@ -212,16 +212,7 @@ class CudaGraphTest : public ModelGraphTest {
 // A 20-64-64-4 classifier on the GPU over `kind`, with clipping by norm, its parameters copied
 // from `like` (when given), over 330 rows in batches of 32 (10 full, then 10 rows).
 Handle GpuClassifier(const std::string& kind, bool graph, Handle like = Handle()) {
-  const Handle q = module(ModuleDefinition{
-      "sequential",
-      "",
-      {},
-      {},
-      {ModuleDefinition{"linear", "", {std::int64_t{20}, std::int64_t{64}}, {}, {}},
-       ModuleDefinition{"relu", "", {}, {}, {}},
-       ModuleDefinition{"linear", "", {std::int64_t{64}, std::int64_t{64}}, {}, {}},
-       ModuleDefinition{"relu", "", {}, {}, {}},
-       ModuleDefinition{"linear", "", {std::int64_t{64}, std::int64_t{4}}, {}, {}}}});
+  const Handle q = testing::Mlp(20, 64, 4);
   if (!like.is_null()) testing::CopyParameters(like, q);
   to(q, Options::Parse("to", {std::string("cuda")}));
   const Handle o = kind == "sgd" ? opt("sgd", q, {0.05, 0.9}) : opt(kind, q, {0.01});

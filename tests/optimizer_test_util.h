@@ -26,6 +26,19 @@ inline Handle Sequential(std::int64_t in, std::int64_t hidden, std::int64_t out)
                                   ModuleDefinition{"linear", "", {hidden, out}, {}, {}}}});
 }
 
+// (`sequential; (`linear;in;hidden); `relu; (`linear;hidden;hidden); `relu; (`linear;hidden;out)).
+inline Handle Mlp(std::int64_t in, std::int64_t hidden, std::int64_t out) {
+  return module(ModuleDefinition{"sequential",
+                                 "",
+                                 {},
+                                 {},
+                                 {ModuleDefinition{"linear", "", {in, hidden}, {}, {}},
+                                  ModuleDefinition{"relu", "", {}, {}, {}},
+                                  ModuleDefinition{"linear", "", {hidden, hidden}, {}, {}},
+                                  ModuleDefinition{"relu", "", {}, {}, {}},
+                                  ModuleDefinition{"linear", "", {hidden, out}, {}, {}}}});
+}
+
 // Gradients of sum(q(x)) accumulated on q's parameters.
 inline void Backward(Handle q, const at::Tensor& x) { forward(q, x).tensor().sum().backward(); }
 

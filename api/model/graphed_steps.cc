@@ -55,11 +55,8 @@ void CheckOptimizer(const char* fn, const nn::Model& model) {
   }
 }
 
-// The rows of a batch: its input's first dimension (1 for a scalar).
-std::int64_t Rows(const nn::DataTensors& x) {
-  const at::Tensor& first = x.tensors.front();
-  return first.dim() > 0 ? first.size(0) : 1;
-}
+// The rows of a batch of model data (which has at least one dimension, model_data.h).
+std::int64_t Rows(const nn::DataTensors& x) { return x.tensors.front().size(0); }
 
 nn::DataTensors Cloned(const nn::DataTensors& x) {
   nn::DataTensors c = x;

@@ -115,7 +115,7 @@ ModelState model_state(Handle m, bool all_options) {
 
 Handle model(Handle module, const LossDescription& loss_description,
              const OptimizerState& optimizer, const nn::NamedValues& train,
-             const nn::NamedValues& test) {
+             const nn::NamedValues& test, const std::optional<nn::LossScale>& loss_scale) {
   return with_scope([&] {
     nn::ModelOptions train_options(nn::DataMode::kTrain), test_options(nn::DataMode::kTest);
     train_options.Set(train);
@@ -126,6 +126,7 @@ Handle model(Handle module, const LossDescription& loss_description,
     Model& made = ModelAt("model", m);
     made.train = std::move(train_options);
     made.test = std::move(test_options);
+    if (loss_scale) made.loss_scale = *loss_scale;
     return m;
   });
 }
@@ -138,11 +139,8 @@ Handle model(const ModelDescription& d) {
 }
 
 Handle model(const ModelState& s) {
-  return with_scope([&] {
-    const Handle m = model(module(s.module), s.loss, s.optimizer, s.train, s.test);
-    if (s.loss_scale) ModelAt("model", m).loss_scale = *s.loss_scale;
-    return m;
-  });
+  return with_scope(
+      [&] { return model(module(s.module), s.loss, s.optimizer, s.train, s.test, s.loss_scale); });
 }
 
 nn::NamedValues model_options(Handle m, nn::DataMode mode, bool all_options) {

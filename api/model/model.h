@@ -74,10 +74,11 @@ ModelState model_state(Handle m, bool all_options = true);
 // optimizer buffers).
 Handle model(const ModelDescription& description);
 Handle model(const ModelState& state);
-// A new model of `module` (consumed), a loss, an optimizer over the module's parameters and
-// options: what the two above build once they have the module.
+// A new model of `module` (consumed), a loss, an optimizer over the module's parameters, options
+// and (fp16 training) a loss scale: what the two above build once they have the module.
 Handle model(Handle module, const LossDescription& loss, const OptimizerState& optimizer,
-             const nn::NamedValues& train, const nn::NamedValues& test);
+             const nn::NamedValues& train, const nn::NamedValues& test,
+             const std::optional<nn::LossScale>& loss_scale = std::nullopt);
 
 // The training or testing options: all (or the non-default ones), one by name, some by name;
 // setting some (validated together, nothing changed on error).

@@ -6,6 +6,7 @@
 
 #include "api/core/pointer.h"
 #include "api/core/selection.h"
+#include "api/tensor/container.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "runtime/errors.h"
@@ -53,15 +54,20 @@ bool IsSelection(K x) {
   return t == -kabi::kLong || t == kabi::kLong || t == -kabi::kSymbol || t == kabi::kSymbol;
 }
 
-std::vector<at::Tensor> SelectedTensors(const char* fn, K x) {
+bool AddContainerInputs(const char* fn, K x, std::vector<Operand>* inputs) {
+  if (IsPointer(x) && class_(HandleOf(x)) == ObjectClass::kVector) {
+    for (const at::Tensor& t : vector(HandleOf(x))) inputs->emplace_back(t);
+    return true;
+  }
+  if (!IsSelection(x)) return false;
   const DataPart part = SelectionFromK(fn, x);
   const Handle h = part.source().handle();
   if (part.keys()) {
-    std::vector<at::Tensor> tensors;
-    for (auto& [key, t] : DictElements(fn, h, *part.keys())) tensors.push_back(std::move(t));
-    return tensors;
+    for (auto& [key, t] : DictElements(fn, h, *part.keys())) inputs->emplace_back(std::move(t));
+  } else {
+    for (const at::Tensor& t : VectorElements(fn, h, *part.indices())) inputs->emplace_back(t);
   }
-  return VectorElements(fn, h, *part.indices());
+  return true;
 }
 
 DataParts DataPartsFromK(const char* fn, K x) {

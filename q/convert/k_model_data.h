@@ -13,8 +13,7 @@
 
 #include <vector>
 
-#include <ATen/core/Tensor.h>
-
+#include "api/core/operand.h"
 #include "api/model/model_data.h"
 #include "q/convert/k_abi.h"
 
@@ -25,8 +24,10 @@ DataParts DataPartsFromK(const char* fn, kabi::K x);
 // ktorch's selection of a container's elements: (vector;indices), (vector;index),
 // (dictionary;keys) or (dictionary;key), the container a pointer.
 bool IsSelection(kabi::K x);
-// The tensors a selection names, in order (shared with the container's elements).
-std::vector<at::Tensor> SelectedTensors(const char* fn, kabi::K x);
+// Appends the inputs x stands for as a container, as ktorch's forward and loss read them: a
+// vector pointer's tensors, or the tensors a selection names (shared with the container's
+// elements); false, appending nothing, for any other x.
+bool AddContainerInputs(const char* fn, kabi::K x, std::vector<Operand>* inputs);
 
 // The data as k arrays: (::) when none, an array for a tensor, a list of arrays for a vector, a
 // dictionary of arrays keyed by symbol for a dictionary. Owned by the caller.

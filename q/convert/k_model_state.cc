@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "api/model/model_object.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
 #include "q/convert/k_module_state.h"
@@ -101,11 +100,8 @@ Handle ModelFromK(K d) {
   if (!has_loss) Fail("model: loss not specified");
   if (!has_optimizer) Fail("model: optimizer not specified");
   // The module is made last, in a scope of its own: released if the model cannot be made.
-  return with_scope([&] {
-    const Handle m = model(ModuleFromK(module), loss, optimizer, train, test);
-    if (scale) nn::ModelOf("model", m)->model().loss_scale = *scale;
-    return m;
-  });
+  return with_scope(
+      [&] { return model(ModuleFromK(module), loss, optimizer, train, test, scale); });
 }
 
 }  // namespace kscope::q

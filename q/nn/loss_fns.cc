@@ -10,7 +10,6 @@
 #include "api/model/model.h"
 #include "api/model/model_run.h"
 #include "api/nn/loss.h"
-#include "api/tensor/container.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/form_args.h"
@@ -32,15 +31,10 @@ using kabi::K;
 std::vector<Operand> LossInputs(const Args& a) {
   std::vector<Operand> inputs;
   for (std::size_t i = 1; i < a.size(); ++i) {
-    if (IsSelection(a[i])) {
-      for (const at::Tensor& t : SelectedTensors("loss", a[i])) inputs.emplace_back(t);
-    } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
-      for (const at::Tensor& t : vector(a.PointerAt(i))) inputs.emplace_back(t);
-    } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kDictionary) {
+    if (AddContainerInputs("loss", a[i], &inputs)) continue;
+    if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kDictionary)
       Fail("loss: arg[%d] is a dictionary: give its inputs by key, (dictionary;keys)", i);
-    } else {
-      inputs.push_back(a.OperandAt(i));
-    }
+    inputs.push_back(a.OperandAt(i));
   }
   return inputs;
 }

@@ -4,7 +4,6 @@
 #include "api/model/model.h"
 #include "api/model/model_run.h"
 #include "api/nn/module.h"
-#include "api/tensor/container.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
@@ -96,15 +95,10 @@ K RunForward(const char* fn, ForwardMode mode, K x) {
       inputs.push_back(mode == ForwardMode::kEvaluate ? from.InputAt(i) : from.OperandAt(i));
     };
     for (std::size_t i = named_child ? 2 : 1; i < a.size(); ++i) {
-      if (IsSelection(a[i])) {
-        for (const at::Tensor& t : SelectedTensors(fn, a[i])) inputs.emplace_back(t);
-      } else if (HoldsPointer(
-                     a[i])) {  // (x;mask): several inputs given as one list, as ktorch takes them
+      if (AddContainerInputs(fn, a[i], &inputs)) continue;  // a vector's or selection's tensors
+      if (HoldsPointer(a[i])) {  // (x;mask): several inputs in one list, as ktorch takes them
         const Args items(fn, a[i]);
         for (std::size_t j = 0; j < items.size(); ++j) add(items, j);
-      } else if (a.IsPointerAt(i) && class_(a.PointerAt(i)) == ObjectClass::kVector) {
-        for (const at::Tensor& t : vector(a.PointerAt(i)))
-          inputs.emplace_back(t);  // a vector's tensors
       } else {
         add(a, i);
       }

@@ -25,11 +25,22 @@ void set_fused_steps(bool on) { fused.store(on, std::memory_order_relaxed); }
 namespace nn {
 namespace {
 
-// Whether operator `name` has a kernel for tensors like t in this libtorch.
-bool HasKernel(const char* name, const at::Tensor& t) {
-  const auto op = c10::Dispatcher::singleton().findSchema({name, ""});
+// The dispatcher's handle of an operator, if this libtorch has it (c10::optional on 1.13).
+using OptionalOperator = decltype(c10::Dispatcher::singleton().findSchema({"", ""}));
+
+// Whether `op` has a kernel for tensors like t in this libtorch.
+bool HasKernel(const OptionalOperator& op, const at::Tensor& t) {
   return op && op->hasKernelForDispatchKey(
                    c10::computeDispatchKey(t.scalar_type(), t.layout(), t.device()));
+}
+
+// The fused adam or adamw operator, looked up once per process (operators stay registered).
+const OptionalOperator& Operator(bool decoupled) {
+  static const auto* adam =
+      new OptionalOperator(c10::Dispatcher::singleton().findSchema({"aten::_fused_adam_", ""}));
+  static const auto* adamw =
+      new OptionalOperator(c10::Dispatcher::singleton().findSchema({"aten::_fused_adamw_", ""}));
+  return decoupled ? *adamw : *adam;
 }
 
 bool Alike(const at::Tensor& t, const at::Tensor& first) {
@@ -49,7 +60,7 @@ bool CanFuseAdam(bool decoupled, const std::vector<at::Tensor>& params,
       if (!Alike(t, first)) return false;
     }
   }
-  return HasKernel(decoupled ? "aten::_fused_adamw_" : "aten::_fused_adam_", first);
+  return HasKernel(Operator(decoupled), first);
 }
 
 template <typename State>
