@@ -11,6 +11,9 @@
 //                      (parameter by parameter); per batch of rows (a narrow view, no copy)
 //                      zero_grad, forward, cross_entropy, backward, step, the loss kept
 //                      (detached); the mean of the batch losses, read as a double.
+//            plugin:   the same model made through the q plugin in the k host, its data given
+//                      as tensor pointers on the device, `run m` called as q calls it, the
+//                      loss back as a k float (bench/train_plugin.h); --plugin= leaves it out.
 //            Each side reads from the device once per epoch, at its end.
 //            --amp=bf16: kscope's train option amp, the libtorch side's forward and loss under
 //            autocast in bf16 (as torch.autocast); --graph: kscope's train option graph (run's
@@ -20,27 +23,28 @@
 //            kscope:   backstep(m;x;y) on a model, x and y tensor handles, the loss read;
 //            libtorch: zero_grad, forward, cross_entropy, backward, step, loss.item().
 //
-// Both sides start from the same data and the same parameters (seeded alike; the hand-written
+// All sides start from the same data and the same parameters (seeded alike; the hand-written
 // side copies kscope's values where a kind initializes otherwise), so their first
 // losses must agree: the program prints them (a "check" line) and warns when they differ,
-// which would mean the two sides do not do the same work. Timing: after that first call and a
-// warm-up sample, the two sides run alternately (kscope first, then libtorch first, ...) so
-// that changes in the machine's load fall on both; each sample is one epoch, or kSpiralSteps
+// which would mean the sides do not do the same work. Timing: after that first call and a
+// warm-up sample, the sides run in turn, each repetition starting at the next side, so that
+// changes in the machine's load fall on all; each sample is one epoch, or kSpiralSteps
 // steps; the median of --repetitions samples is reported, with the fastest and slowest, and
-// the ratio is the median of the ratios of the samples taken back to back. libtorch runs on
+// the ratios are the medians of the ratios of the samples taken back to back. libtorch runs on
 // --threads intra-op threads (the driver sets OMP_NUM_THREADS to the same number). The process
-// keeps the C heap's freed memory (kscope::keep_freed_memory), for both sides.
+// keeps the C heap's freed memory (kscope::keep_freed_memory), for every side.
 //
-// Output: a human table, and for bench/train_bench.sh one line per case and side and one with
-// the case's ratio (the median of the paired ratios, see Time):
+// Output: a human table, and for bench/train_bench.sh one line per case and side and the case's
+// ratios (the medians of the paired ratios, see Time):
 //   result<TAB>case<TAB>side<TAB>median ms<TAB>min ms<TAB>max ms
 //   ratio<TAB>case<TAB>kscope/libtorch
+//   plugin_ratio<TAB>case<TAB>plugin/kscope
 //
 // Run:  ./build/bench/train_bench [--threads=1] [--repetitions=21] [--device=cpu]
 //                                 [--multi_tensor_steps=true] [--amp=none] [--graph=false]
-//                                 [--cases=epoch,mlp,spirals]       (or bench/train_bench.sh)
+//                                 [--cases=epoch,mlp,spirals] [--plugin=<ktorch.so>]
+//                                                                   (or bench/train_bench.sh)
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -74,9 +78,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "api/model/model_object.h"
+#include "bench/side_timing.h"
 #include "bench/train_cases.h"
+#include "bench/train_plugin.h"
 #include "kscope/kscope.h"
 #include "runtime/autocast_guard.h"
+#include "tests/build_paths.h"
 
 ABSL_FLAG(int, threads, 1, "libtorch intra-op threads (at::set_num_threads)");
 ABSL_FLAG(int, repetitions, 21, "timed samples per case and side; the median is reported");
@@ -85,6 +92,8 @@ ABSL_FLAG(bool, multi_tensor_steps, true,
           "kscope's optimizers step with multi-tensor operations (kscope::set_multi_tensor_steps)");
 ABSL_FLAG(std::string, amp, "none", "mixed precision of the epoch cases: none or bf16");
 ABSL_FLAG(bool, graph, false, "kscope's epochs replay CUDA graphs (train option graph)");
+ABSL_FLAG(std::string, plugin, kscope::testing::kPluginPath,
+          "the q plugin whose run is timed beside kscope's C++ run (empty: none)");
 ABSL_FLAG(std::vector<std::string>, cases, (std::vector<std::string>{"epoch", "mlp", "spirals"}),
           "the cases to time, comma-separated: epoch mlp spirals convnet lstm transformer");
 
@@ -93,71 +102,21 @@ namespace {
 constexpr std::int64_t kSpiralPoints = 1000, kSpiralClasses = 3, kHidden = 100;
 constexpr double kSpiralLr = 0.2, kSpiralMomentum = 0.99;
 constexpr int kSpiralSteps = 20;  // steps per timed sample
+using kscope::bench::CaseTiming;
 using kscope::bench::kDataSeed;
 using kscope::bench::kParameterSeed;
-
-// Wall-clock milliseconds of `calls` calls of `f`.
-double Milliseconds(const std::function<double()>& f, int calls) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-struct Summary {
-  double median, min, max;  // milliseconds per call
-};
-
-// The median, fastest and slowest of `samples` (each of `per` calls), per call.
-Summary Summarize(std::vector<double> samples, int per) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  const double median = n % 2 == 1 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-  return {median / per, samples.front() / per, samples.back() / per};
-}
-
-// One case: kscope's side and libtorch's, each returning the loss it computed.
-struct Sides {
-  std::function<double()> kscope, libtorch;
-};
-
-struct CaseTiming {
-  Summary kscope, libtorch;
-  double ratio;  // the median over repetitions of kscope's sample time / libtorch's next to it
-};
-
-// Calls each side once and prints the check of their losses, runs one untimed sample of each
-// (warm-up), then times them alternately, `repetitions` samples of `per` calls each; the times
-// are per call. Each repetition's two samples are taken back to back, so the ratio of the pair
-// sees the same load; their median is the case's ratio.
-CaseTiming Time(const std::string& name, const Sides& sides, int repetitions, int per) {
-  const double kscope_loss = sides.kscope(), libtorch_loss = sides.libtorch();
-  const bool same =
-      std::abs(kscope_loss - libtorch_loss) <= 1e-5 * std::max(1.0, std::abs(libtorch_loss));
-  absl::PrintF("check %-8s first loss: kscope %.6f, libtorch %.6f%s\n", name, kscope_loss,
-               libtorch_loss, same ? "" : "  WARNING: the two sides differ");
-  Milliseconds(sides.kscope, per);
-  Milliseconds(sides.libtorch, per);
-  std::vector<double> kscope_ms, libtorch_ms, ratios;
-  for (int i = 0; i < repetitions; ++i) {
-    if (i % 2 == 0) {
-      kscope_ms.push_back(Milliseconds(sides.kscope, per));
-      libtorch_ms.push_back(Milliseconds(sides.libtorch, per));
-    } else {
-      libtorch_ms.push_back(Milliseconds(sides.libtorch, per));
-      kscope_ms.push_back(Milliseconds(sides.kscope, per));
-    }
-    ratios.push_back(kscope_ms.back() / libtorch_ms.back());
-  }
-  return {Summarize(kscope_ms, per), Summarize(libtorch_ms, per), Summarize(ratios, 1).median};
-}
+using kscope::bench::Side;
+using kscope::bench::Summary;
+using kscope::bench::Time;
 
 kscope::ModuleDefinition Linear(std::int64_t in, std::int64_t out) {
   return {"linear", "", {in, out}, {}, {}};
 }
 
-// An epoch case of bench/train_cases.h on `device`. Handles live in the caller's scope.
-CaseTiming EpochCase(const std::string& name, const c10::Device& device, int repetitions) {
+// An epoch case of bench/train_cases.h on `device`, with the plugin's side when `plugin` is
+// given. Handles live in the caller's scope.
+CaseTiming EpochCase(const std::string& name, const c10::Device& device, int repetitions,
+                     const kscope::bench::PluginSession* plugin) {
   kscope::bench::TrainCase c = kscope::bench::MakeCase(name, device);
   const std::string where = device.str();
   const kscope::Options on_device = kscope::Options::Parse("to", {where});
@@ -198,28 +157,37 @@ CaseTiming EpochCase(const std::string& name, const c10::Device& device, int rep
                                                      torch::optim::AdamOptions(c.lr));
   }
   const std::int64_t rows = c.x.size(0);
+  std::optional<kscope::bench::PluginTraining> through_plugin;
+  if (plugin != nullptr) {
+    at::manual_seed(kParameterSeed);
+    through_plugin.emplace(
+        *plugin, c, device,
+        kscope::bench::PluginCaseOptions{absl::GetFlag(FLAGS_amp), absl::GetFlag(FLAGS_graph),
+                                         kscope::multi_tensor_steps()});
+  }
 
   // Each side reads its epoch's loss once, at the end: the only wait for the device.
-  const Sides sides{
-      [&] { return kscope::run(m).values.front().second.item<double>(); },
-      [&] {
-        std::vector<at::Tensor> losses;
-        for (std::int64_t row = 0; row < rows; row += c.batch) {
-          const std::int64_t n = std::min(c.batch, rows - row);
-          optimizer->zero_grad();
-          at::Tensor loss;
-          {
-            std::optional<kscope::AutocastGuard> autocast;
-            if (bf16) autocast.emplace(device.type(), at::kBFloat16);
-            loss = torch::nn::functional::cross_entropy(net.forward(c.x.narrow(0, row, n)),
-                                                        c.y.narrow(0, row, n));
-          }
-          loss.backward();
-          optimizer->step();
-          losses.push_back(loss.detach());
-        }
-        return (at::stack(losses).sum() / static_cast<double>(losses.size())).item<double>();
-      }};
+  std::vector<Side> sides{
+      {"kscope", [&] { return kscope::run(m).values.front().second.item<double>(); }},
+      {"libtorch", [&] {
+         std::vector<at::Tensor> losses;
+         for (std::int64_t row = 0; row < rows; row += c.batch) {
+           const std::int64_t n = std::min(c.batch, rows - row);
+           optimizer->zero_grad();
+           at::Tensor loss;
+           {
+             std::optional<kscope::AutocastGuard> autocast;
+             if (bf16) autocast.emplace(device.type(), at::kBFloat16);
+             loss = torch::nn::functional::cross_entropy(net.forward(c.x.narrow(0, row, n)),
+                                                         c.y.narrow(0, row, n));
+           }
+           loss.backward();
+           optimizer->step();
+           losses.push_back(loss.detach());
+         }
+         return (at::stack(losses).sum() / static_cast<double>(losses.size())).item<double>();
+       }}};
+  if (through_plugin) sides.push_back({"plugin", [&] { return through_plugin->Epoch(); }});
   return Time(name, sides, repetitions, 1);
 }
 
@@ -265,24 +233,32 @@ CaseTiming SpiralsCase(const c10::Device& device, int repetitions) {
   torch::optim::SGD sgd(mlp->parameters(),
                         torch::optim::SGDOptions(kSpiralLr).momentum(kSpiralMomentum));
 
-  const Sides sides{[&] { return kscope::model_backstep(m, xh, yh).item<double>(); },
-                    [&] {
-                      sgd.zero_grad();
-                      at::Tensor loss = torch::nn::functional::cross_entropy(mlp->forward(x), y);
-                      loss.backward();
-                      sgd.step();
-                      return loss.item<double>();
-                    }};
+  const std::vector<Side> sides{
+      {"kscope", [&] { return kscope::model_backstep(m, xh, yh).item<double>(); }},
+      {"libtorch", [&] {
+         sgd.zero_grad();
+         at::Tensor loss = torch::nn::functional::cross_entropy(mlp->forward(x), y);
+         loss.backward();
+         sgd.step();
+         return loss.item<double>();
+       }}};
   return Time("spirals", sides, repetitions, kSpiralSteps);
 }
 
 void PrintCase(const std::string& name, const CaseTiming& t) {
+  const Summary& kscope = t.sides[0].second;
+  const Summary& libtorch = t.sides[1].second;
   absl::PrintF(
       "%-8s kscope %9.3f ms (min %.3f)  libtorch %9.3f ms (min %.3f)  ratio %.3f (target <= "
-      "1.03)\n",
-      name, t.kscope.median, t.kscope.min, t.libtorch.median, t.libtorch.min, t.ratio);
-  absl::PrintF("ratio\t%s\t%.4f\n", name, t.ratio);
-  for (const auto& [side, s] : {std::pair{"kscope", t.kscope}, std::pair{"libtorch", t.libtorch}}) {
+      "1.03)",
+      name, kscope.median, kscope.min, libtorch.median, libtorch.min, t.ratio);
+  if (t.plugin_ratio) {
+    absl::PrintF("  plugin %9.3f ms  plugin/kscope %.3f (target <= 1.03)", t.sides[2].second.median,
+                 *t.plugin_ratio);
+  }
+  absl::PrintF("\nratio\t%s\t%.4f\n", name, t.ratio);
+  if (t.plugin_ratio) absl::PrintF("plugin_ratio\t%s\t%.4f\n", name, *t.plugin_ratio);
+  for (const auto& [side, s] : t.sides) {
     absl::PrintF("result\t%s\t%s\t%.4f\t%.4f\t%.4f\n", name, side, s.median, s.min, s.max);
   }
 }
@@ -327,18 +303,25 @@ int main(int argc, char** argv) {
       device.str(), at::get_num_threads(), omp == nullptr ? "unset" : omp, repetitions,
       kept ? "yes" : "no", kscope::multi_tensor_steps() ? "yes" : "no", amp,
       absl::GetFlag(FLAGS_graph) ? "yes" : "no");
+  std::optional<kscope::bench::PluginSession> plugin;
+  if (!absl::GetFlag(FLAGS_plugin).empty()) {
+    plugin.emplace(absl::GetFlag(FLAGS_plugin));
+    kscope::bench::ExitUnlessLoaded(*plugin, "train_bench");
+  }
   {
     const auto scope = kscope::Scope::Open();
     std::vector<std::pair<std::string, CaseTiming>> timings;
     for (const std::string& name : cases) {
       timings.emplace_back(name, name == "spirals" ? SpiralsCase(device, repetitions)
-                                                   : EpochCase(name, device, repetitions));
+                                                   : EpochCase(name, device, repetitions,
+                                                               plugin ? &*plugin : nullptr));
     }
     absl::PrintF(
         "\nkscope / libtorch written directly, median ms (spirals: per step; the others: per "
         "epoch):\n");
     for (const auto& [name, timing] : timings) PrintCase(name, timing);
   }
+  if (plugin) plugin->CheckClean();
   if (kscope::live_handles() != 0) {
     absl::FPrintF(stderr, "train_bench: %d handle(s) still live at exit\n", kscope::live_handles());
     return 1;

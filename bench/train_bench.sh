@@ -2,12 +2,13 @@
 # train_bench.sh — the training benchmarks of kscope against libtorch written directly and
 # against PyTorch from Python, with one table of medians and ratios.
 #
-# Runs (builds nothing) the C++ program build/bench/train_bench, which times kscope and the
-# hand-written libtorch loop alternately in one process, then bench/train_bench.py, which times
+# Runs (builds nothing) the C++ program build/bench/train_bench, which times kscope's run from
+# C++, the hand-written libtorch loop and the same model's run through the q plugin (the k host
+# and ktorch.so; epoch cases) in turn in one process, then bench/train_bench.py, which times
 # the same work in PyTorch; both print "result" lines that the table below is made of. Both run
 # on the same number of threads (THREADS, default 1: at::set_num_threads / torch.set_num_threads,
-# and OMP_NUM_THREADS). The kscope/libtorch ratio is measured within one run; kscope/python
-# compares two processes run one after the other.
+# and OMP_NUM_THREADS). The kscope/libtorch and plugin/kscope ratios are measured within one
+# run; kscope/python compares two processes run one after the other.
 #
 # Build:  cmake --build build --target train_bench
 # Run:    bench/train_bench.sh
@@ -53,26 +54,31 @@ fi
 echo
 echo "Medians in ms on $device, $threads thread(s), amp $amp, kscope's graph $graph; per epoch"
 echo "through run (spirals: one full-batch"
-echo "step through backstep); the cases: bench/train_cases.h. kscope/libtorch: the median of the"
+echo "step through backstep); the cases: bench/train_cases.h. plugin: the same run through the q"
+echo "plugin in the k host. plugin/k (plugin/kscope) and kscope/libtorch: the medians of the"
 echo "ratios of samples taken back to back in one process; the others: the ratio of the medians of"
 echo "two processes run one after the other (python: PyTorch eager; compile, compile-ro:"
-echo "torch.compile, default mode and reduce-overhead). Targets: kscope/libtorch <= 1.03 on the CPU."
+echo "torch.compile, default mode and reduce-overhead). Targets: kscope/libtorch <= 1.03 on the CPU,"
+echo "plugin/kscope <= 1.03."
 awk -F'\t' -v cases="$cases" '
   $1 == "result" { ms[$2, $3] = $4 }
   $1 == "ratio" { paired[$2] = $3 }
+  $1 == "plugin_ratio" { plugin[$2] = $3 }
   function cell(c, s) { return ((c, s) in ms) ? sprintf("%11.3f", ms[c, s]) : sprintf("%11s", "n/a") }
   function ratio(c, s) {
     if (s == "libtorch" && c in paired) return sprintf("%9.3f", paired[c])
     return ((c, "kscope") in ms && (c, s) in ms) ? sprintf("%9.3f", ms[c, "kscope"] / ms[c, s]) : sprintf("%9s", "n/a")
   }
   END {
-    printf "%-12s %11s %11s %11s %11s %11s %9s %9s %9s %9s\n", "case", "kscope", "libtorch", "python",
-      "compile", "compile-ro", "/libtorch", "/python", "/compile", "/comp-ro"
+    printf "%-12s %11s %11s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "case", "kscope", "plugin",
+      "libtorch", "python", "compile", "compile-ro", "plugin/k", "/libtorch", "/python", "/compile",
+      "/comp-ro"
     n = split(cases, names, ",")
     for (i = 1; i <= n; ++i) {
       c = names[i]
-      printf "%-12s %s %s %s %s %s %s %s %s %s\n", c, cell(c, "kscope"), cell(c, "libtorch"),
-        cell(c, "python"), cell(c, "compile"), cell(c, "compile-ro"), ratio(c, "libtorch"),
+      printf "%-12s %s %s %s %s %s %s %s %s %s %s %s\n", c, cell(c, "kscope"), cell(c, "plugin"),
+        cell(c, "libtorch"), cell(c, "python"), cell(c, "compile"), cell(c, "compile-ro"),
+        (c in plugin) ? sprintf("%9.3f", plugin[c]) : sprintf("%9s", "n/a"), ratio(c, "libtorch"),
         ratio(c, "python"), ratio(c, "compile"), ratio(c, "compile-ro")
     }
   }' "$results"

@@ -1,5 +1,9 @@
 // api/tensor/info.h attribute functions, api/env/environment.h and api/env/help.h, each checked
 // against the same libtorch call made directly on the tensor the handle holds.
+#include <algorithm>
+#include <set>
+#include <string>
+
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
@@ -11,6 +15,7 @@
 
 #include "api/env/environment.h"
 #include "api/env/help.h"
+#include "api/env/kind_facts.h"
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
@@ -277,15 +282,48 @@ TEST_F(HelpTest, KindTablesFollowTheKindTables) {
   }
   EXPECT_EQ(loss_help().size(), nn::LossKindNames().size());
   EXPECT_EQ(optimizer_help().size(), 7u);
+  EXPECT_TRUE(std::is_sorted(modules.begin(), modules.end(),
+                             [](const KindHelp& a, const KindHelp& b) { return a.kind < b.kind; }))
+      << "ktorch lists kinds by name";
   const KindHelp linear = kind_help("linear");
   ASSERT_EQ(linear.defaults.size(), 3u);
   EXPECT_EQ(linear.defaults[0].first, "in");
   EXPECT_TRUE(std::holds_alternative<std::monostate>(linear.defaults[0].second));  // required
   EXPECT_EQ(linear.defaults[2].second, nn::OptionValue(true));
+  // ktorch's sample values in place of the required options' nulls
+  EXPECT_EQ(linear.example[0].second, nn::OptionValue(std::int64_t{784}));
+  EXPECT_EQ(linear.example[2].second, nn::OptionValue(true));
+  ASSERT_NE(linear.facts, nullptr);
+  EXPECT_EQ(linear.pytorch, "torch.nn.Linear");
+  EXPECT_EQ(kind_help("lamb").facts, nullptr);
   const KindHelp adamw = kind_help("adamw");
   EXPECT_EQ(std::get<double>(adamw.defaults.at(4).second), 0.01);
   EXPECT_EQ(kind_help("ce").kind, "ce");
   EXPECT_EQ(ErrorOf([] { kind_help("nope"); }), "help: unrecognized topic or kind `nope");
+}
+
+TEST_F(HelpTest, EveryModuleAndLossKindHasKtorchsFactsAndNoOtherDoes) {
+  std::set<std::string> kinds;
+  for (const std::string& name : nn::ModuleKindNames()) kinds.insert(name);
+  for (const std::string& name : nn::LossKindNames()) kinds.insert(name);
+  std::set<std::string> with_facts;
+  for (const KindFacts& f : AllKindFacts()) {
+    with_facts.insert(f.kind);
+    EXPECT_EQ(FindKindFacts(f.kind), &f);
+    EXPECT_FALSE(f.pytorch.empty()) << f.kind;
+    EXPECT_LE(f.required, static_cast<std::int64_t>(f.args.size())) << f.kind;
+    // every sample value names an option of the kind
+    const nn::ModuleKind* kind = nn::FindModuleKind(f.kind);
+    if (kind == nullptr) kind = nn::FindLossKind(f.kind);
+    ASSERT_NE(kind, nullptr) << f.kind;
+    for (const auto& [name, value] : f.example) {
+      EXPECT_TRUE(std::any_of(kind->options.begin(), kind->options.end(),
+                              [&](const nn::OptionSpec& o) { return o.name == name; }))
+          << f.kind << " has no option " << name;
+    }
+  }
+  EXPECT_EQ(with_facts, kinds);
+  EXPECT_EQ(FindKindFacts("sgd"), nullptr);
 }
 
 TEST_F(HelpTest, BackwardModesAreThoseBackwardAccepts) {

@@ -16,9 +16,11 @@
 namespace kscope::testing {
 
 // A 2-8-3 classifier on `device` with adam over `batches` batches of 10 rows of k data (the
-// model moves it to the device); counted after a first epoch that makes the optimizer's state.
+// model moves it to the device), or with `host_data` of tensors on the host (the batches copied
+// to the device); counted after a first epoch that makes the optimizer's state.
 inline std::int64_t OperatorsPerEpoch(const std::string& device, int batches,
-                                      OpCounter::Predicate counted, bool needs_arguments = false) {
+                                      OpCounter::Predicate counted, bool needs_arguments = false,
+                                      bool host_data = false) {
   auto scope = Scope::Open();
   at::manual_seed(2);
   const Handle q = Sequential(2, 8, 3);
@@ -32,8 +34,14 @@ inline std::int64_t OperatorsPerEpoch(const std::string& device, int batches,
   test(m, {{"batchsize", std::int64_t{10}}, {"metrics", metrics}});
   const at::Tensor x = at::randn({batches * 10, 2});
   const at::Tensor y = (x.select(1, 0) > 0).to(at::kLong) + (x.select(1, 1) > 0).to(at::kLong);
-  model_data(m, nn::DataMode::kTrain, x, y);
-  model_data(m, nn::DataMode::kTest, x, y);
+  if (host_data) {
+    const Handle hx = tensor(x), hy = tensor(y);
+    model_data(m, nn::DataMode::kTrain, hx, hy);
+    model_data(m, nn::DataMode::kTest, hx, hy);
+  } else {
+    model_data(m, nn::DataMode::kTrain, x, y);
+    model_data(m, nn::DataMode::kTest, x, y);
+  }
   run(m);
   OpCounter count(std::move(counted), needs_arguments);
   run(m);

@@ -40,18 +40,32 @@ TEST_F(PluginHelpTest, BackwardModesAsSeed004) {
 }
 
 TEST_F(PluginHelpTest, KindTablesAndDefaults) {
+  // ktorch's tables: a row per kind, sorted by name, ktorch's columns.
   KRef modules = Call("help", "`module");
   ASSERT_EQ(modules->t, kabi::kTable);
+  const KRef columns(kabi::r1(kabi::DictKeys(kabi::TableDict(modules.get()))));
+  EXPECT_EQ(S1(columns), "`module`pytorch`forward`result`n`args`options");
   KRef names = At(kabi::TableDict(modules.get()), "module");
   EXPECT_GT(names->n, 100);
   KRef losses = Call("help", "`loss");
-  EXPECT_EQ(At(kabi::TableDict(losses.get()), "loss")->n, 21);
+  EXPECT_EQ(At(kabi::TableDict(losses.get()), "module")->n, 21);
   KRef optimizers = Call("help", "`optimizer");
   EXPECT_EQ(S1(At(kabi::TableDict(optimizers.get()), "optimizer")),
-            "`sgd`adam`adamw`adagrad`rmsprop`lbfgs`lamb");
-  // defaults of one kind: required options are null
-  EXPECT_EQ(S1(Call("help", "`linear")), "`in`out`bias!(::;::;1b)");
-  EXPECT_EQ(S1(Call("help", "`ce")), "`weight`ignore`smoothing`reduce!(::;-100;0f;`mean)");
+            "`adagrad`adam`adamw`lamb`lbfgs`rmsprop`sgd");
+  EXPECT_EQ(S1(At(kabi::TableDict(optimizers.get()), "pytorch")),
+            "(\"torch.optim.Adagrad\";\"torch.optim.Adam\";\"torch.optim.AdamW\";\"\";"
+            "\"torch.optim.LBFGS\";\"torch.optim.RMSprop\";\"torch.optim.SGD\")");
+  // a kind's dictionary: its PyTorch class, forward, result, inputs, options with ktorch's sample
+  // values where kscope's kind has none (required) or shows another
+  EXPECT_EQ(S1(Call("help", "`linear")),
+            "`module`pytorch`forward`result`n`args`options!(`linear;\"torch.nn.Linear\";1b;"
+            "`tensor;1;`tensor;`in`out`bias!(784;10;1b))");
+  EXPECT_EQ(S1(Call("help", "`ce")),
+            "`module`pytorch`forward`result`n`args`options!(`ce;\"torch.nn.CrossEntropyLoss\";1b;"
+            "`tensor;2;`tensor`tensor;`weight`ignore`smoothing`reduce!(::;-100;0f;`mean))");
+  EXPECT_EQ(
+      S1(Call("help", "`lbfgs")),
+      "`lr`iter`eval`gradtol`changetol`history`search!(1f;20;0N;1e-07;1e-09;100;`strong_wolf)");
   EXPECT_THAT(S1(Call("help", "`adamw")), HasSubstr("0.01"));
   // ktorch's dictionaries
   EXPECT_EQ(
@@ -70,14 +84,16 @@ TEST_F(PluginHelpTest, KindTablesAndDefaults) {
 }
 
 TEST_F(PluginHelpTest, HelpOfAPointerAndErrors) {
+  // a module's or loss's dictionary shows its own options; other objects' help is their options
   KRef q = Call("module", "(`linear;2;3)");
-  EXPECT_EQ(S1(Call("help", q)), "`in`out`bias!(::;::;1b)");
+  EXPECT_EQ(S1(Call("help", q)),
+            "`module`pytorch`forward`result`n`args`options!(`linear;\"torch.nn.Linear\";1b;"
+            "`tensor;1;`tensor;`in`out`bias!(2;3;1b))");
   KRef t = Call("tensor", "1 2");
-  EXPECT_EQ(Error("help", t),
-            "help: expecting a topic, a kind, or a module, loss or optimizer, given tensor");
+  EXPECT_EQ(S1(Call("help", t)), S1(Call("options", t)));
   EXPECT_EQ(Error("help", "`nope"), "help: unrecognized topic or kind `nope");
   EXPECT_EQ(Error("help", "1 2"),
-            "help: expecting a topic, a kind, or a module, loss or optimizer, given long list");
+            "help: unrecognized arg(s), expecting empty arg, name or object, given long list");
   Call("free", List({q.share(), t.share()}));
 }
 

@@ -118,12 +118,13 @@ TEST_F(PluginInfoTest, Options) {
   EXPECT_THAT(S1(Call("options", empty)),
               ::testing::StartsWith("+`lr`beta1`beta2`eps`decay`amsgrad!(,0.001;"));
   Call("free", empty);
-  EXPECT_EQ(S1(Call("options", "`linear")), "`in`out`bias!(::;::;1b)");
-  EXPECT_EQ(Error("options", "`nope"), "help: unrecognized topic or kind `nope");
+  // a kind's options with ktorch's sample values (help`linear's)
+  EXPECT_EQ(S1(Call("options", "`linear")), "`in`out`bias!(784;10;1b)");
+  EXPECT_EQ(Error("options", "`nope"), "options: unrecognized topic or kind `nope");
   EXPECT_EQ(Error("options", "1 2"),
             "options: unrecognized arg(s), expecting empty arg, name or object, given long list");
   KRef m = Call("model", List({q.share(), l.share(), o.share()}));
-  EXPECT_EQ(Error("options", m), "options: not implemented for models");
+  EXPECT_EQ(Error("options", m), "options: not implemented for model");
   Call("free", List({t.share(), v.share(), d.share(), m.share()}));
 }
 

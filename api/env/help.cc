@@ -1,7 +1,13 @@
 #include "api/env/help.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
 #include "api/core/pointer.h"
 #include "api/env/environment.h"
+#include "api/env/kind_facts.h"
 #include "api/nn/kind_names.h"
 #include "api/nn/module_kind.h"
 #include "api/nn/optimizer_kind.h"
@@ -22,13 +28,63 @@ nn::NamedValues Defaults(const std::vector<nn::OptionSpec>& specs) {
   return defaults;
 }
 
-KindHelp Of(const nn::ModuleKind& k) {
-  return KindHelp{k.name, k.inputs, k.max_inputs, Defaults(k.options)};
+// `defaults` with the values `samples` gives in place of theirs.
+nn::NamedValues WithSamples(nn::NamedValues defaults, const nn::NamedValues& samples) {
+  for (const auto& [name, value] : samples) {
+    for (auto& option : defaults) {
+      if (option.first == name) option.second = value;
+    }
+  }
+  return defaults;
 }
-KindHelp Of(const nn::OptimizerKind& k) { return KindHelp{k.name, 0, 0, Defaults(k.options)}; }
 
+// The optimizers' PyTorch classes and sample values, as ktorch's help shows them: lbfgs's
+// evaluations (computed from iter when not given) read as a long null and its line search as
+// strong_wolf, ktorch's sample.
+// The optimizers' PyTorch classes and sample values, as ktorch's help shows them: lbfgs's number
+// of evaluations (computed from iter when not given) as a long null, its line search as
+// strong_wolf.
+const KindFacts& OptimizerFactsOf(const std::string& kind) {
+  static const auto* const facts =
+      new std::vector<KindFacts>{{"adagrad", "torch.optim.Adagrad", false, "", 0, {}, {}},
+                                 {"adam", "torch.optim.Adam", false, "", 0, {}, {}},
+                                 {"adamw", "torch.optim.AdamW", false, "", 0, {}, {}},
+                                 {"lamb", "", false, "", 0, {}, {}},
+                                 {"lbfgs",
+                                  "torch.optim.LBFGS",
+                                  false,
+                                  "",
+                                  0,
+                                  {},
+                                  {{"eval", std::numeric_limits<std::int64_t>::min()},
+                                   {"search", std::string("strong_wolf")}}},
+                                 {"rmsprop", "torch.optim.RMSprop", false, "", 0, {}, {}},
+                                 {"sgd", "torch.optim.SGD", false, "", 0, {}, {}}};
+  for (const KindFacts& f : *facts) {
+    if (f.kind == kind) return f;
+  }
+  Fail("help: no facts for optimizer `%s", kind);
+}
+
+KindHelp Of(const nn::ModuleKind& k) {
+  const KindFacts* facts = FindKindFacts(k.name);
+  if (facts == nullptr) Fail("help: no facts for kind `%s", k.name);
+  nn::NamedValues defaults = Defaults(k.options);
+  nn::NamedValues example = WithSamples(defaults, facts->example);
+  return KindHelp{k.name,         k.inputs, k.max_inputs, std::move(defaults), std::move(example),
+                  facts->pytorch, facts};
+}
+KindHelp Of(const nn::OptimizerKind& k) {
+  const KindFacts& facts = OptimizerFactsOf(k.name);
+  nn::NamedValues defaults = Defaults(k.options);
+  nn::NamedValues example = WithSamples(defaults, facts.example);
+  return KindHelp{k.name, 0, 0, std::move(defaults), std::move(example), facts.pytorch, nullptr};
+}
+
+// Every kind of a family, by name.
 template <typename Find>
-std::vector<KindHelp> KindHelpTable(const std::vector<std::string>& names, Find find) {
+std::vector<KindHelp> KindHelpTable(std::vector<std::string> names, Find find) {
+  std::sort(names.begin(), names.end());
   std::vector<KindHelp> rows;
   for (const std::string& name : names) rows.push_back(Of(*find(name)));
   return rows;
@@ -54,11 +110,11 @@ std::vector<KindHelp> optimizer_help() {
   return KindHelpTable(nn::OptimizerKindNames(), nn::FindOptimizerKind);
 }
 
-KindHelp kind_help(const std::string& name) {
+KindHelp kind_help(const std::string& name, const char* fn) {
   if (const nn::ModuleKind* k = nn::FindModuleKind(name)) return Of(*k);
   if (const nn::ModuleKind* k = nn::FindLossKind(name)) return Of(*k);
   if (const nn::OptimizerKind* k = nn::FindOptimizerKind(name)) return Of(*k);
-  Fail("help: unrecognized topic or kind `%s", name);
+  Fail("%s: unrecognized topic or kind `%s", fn, name);
 }
 
 std::vector<std::pair<std::string, char>> dtype_ktypes() {

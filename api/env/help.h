@@ -1,8 +1,10 @@
 // ktorch's `help`: its topics, one table per kind of object (modules, losses, optimizers) with
-// every option and its default, the defaults of one kind, and the table of backward modes.
+// what ktorch says of each kind (api/env/kind_facts.h) and its options with sample values, the
+// dictionary of one kind, and the table of backward modes.
 //
-// Everything is derived from the kind tables (api/nn/*kinds*.cc), so help never drifts from what
-// `module`, `loss` and `opt` accept. An option without a default (required) reads as null.
+// The options are derived from the kind tables (api/nn/*kinds*.cc), so help never drifts from what
+// `module`, `loss` and `opt` accept: each option with its default (null where required), and, as
+// ktorch shows them, with ktorch's sample values in place of some (linear's in 784 and out 10).
 // Errors: kscope::Error "help: unrecognized topic or kind `x". Thread-safe (read-only data).
 // help_topic and kind_help(Handle) decide what a help call shows; each topic's content is one
 // function below.
@@ -14,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/env/kind_facts.h"
 #include "api/nn/options.h"
 #include "runtime/handle.h"
 
@@ -23,19 +26,26 @@ namespace kscope {
 // tensor). help`device, the devices this process can use, is kscope's own.
 std::vector<std::pair<std::string, std::string>> help_topics();
 
-// One kind: its name, how many inputs its forward takes (0 for optimizers) and its options with
-// their defaults, in declaration order.
+// One kind: its name, how many inputs its forward takes (0 for optimizers), its options with their
+// defaults and with ktorch's sample values (`example`, in declaration order), the PyTorch class it
+// stands for ("torch.optim.SGD"; lamb has none), and for modules and losses the rest of what
+// ktorch's help says of it (never null for them; null for optimizers).
 struct KindHelp {
   std::string kind;
   std::size_t inputs;
   std::size_t max_inputs;
   nn::NamedValues defaults;
+  nn::NamedValues example;
+  std::string pytorch;
+  const KindFacts* facts;
 };
+// Every kind of a family, sorted by name as ktorch lists them.
 std::vector<KindHelp> module_help();
 std::vector<KindHelp> loss_help();
 std::vector<KindHelp> optimizer_help();
-// help`name for a module, loss or optimizer kind (modules first, as ktorch looks them up).
-KindHelp kind_help(const std::string& name);
+// help`name for a module, loss or optimizer kind (modules first, as ktorch looks them up). Error:
+// "<fn>: unrecognized topic or kind `name".
+KindHelp kind_help(const std::string& name, const char* fn = "help");
 // help p: the kind of the module, loss or optimizer p holds. Error: "help: expecting a topic, a
 // kind, or a module, loss or optimizer, given <class>" for tensors, vectors, dictionaries, models.
 KindHelp kind_help(Handle h);

@@ -3,8 +3,9 @@
 //
 // Data: an input and an optional target, each given as one or more parts (DataPart below):
 // one tensor (a tensor handle's tensor is shared, so batches and shuffles show through that
-// handle too; k data is moved to the module's device) makes a tensor; tensors, vectors and
-// vector elements make a vector, in the order given; dictionaries and dictionary entries make
+// handle too, and stays where it is: run copies its batches to the module's device,
+// api/model/batch_feed.h; k data is moved to the module's device) makes a tensor; tensors, vectors
+// and vector elements make a vector, in the order given; dictionaries and dictionary entries make
 // one dictionary (a key given twice is an error), as in ktorch. Every tensor of the input and
 // the target must match along the first dimension ("tensor size mismatch, 100 vs 10", ktorch's
 // text); an input given alone must match the stored target and vice versa. Giving data ends

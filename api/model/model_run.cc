@@ -13,6 +13,7 @@
 #include "api/distributed/gradient_reducer.h"
 #include "api/distributed/group_object.h"
 #include "api/distributed/model_sync.h"
+#include "api/model/batch_feed.h"
 #include "api/model/epoch_metrics.h"
 #include "api/model/graphed_steps.h"
 #include "api/model/model_data.h"
@@ -212,7 +213,9 @@ Result model_forward(Handle m, ForwardMode mode) {
   const nn::Model& model = nn::ModelOf(fn, m)->model();
   const bool eval = mode == ForwardMode::kEval || mode == ForwardMode::kEvaluate;
   c10::AutoGradMode grad(mode == ForwardMode::kForward && c10::GradMode::is_enabled());
-  const DataTensors& x = eval ? model.test_data.input : model.train_data.input;
+  DataTensors moved;
+  const DataTensors& x =
+      OnDevice(eval ? model.test_data.input : model.train_data.input, model.device(), &moved);
   return nn::EmitOutput(fn, Output(fn, model, x, eval), mode != ForwardMode::kEvaluate);
 }
 
@@ -224,12 +227,16 @@ Result model_loss(Handle m, const Operand& yhat, const Operand& y) {
 
 at::Tensor model_backward(Handle m) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  return Backward("backward", model, model.train_data.input, model.train_data.target);
+  DataTensors moved;
+  return Backward("backward", model, OnDevice(model.train_data.input, model.device(), &moved),
+                  model.train_data.target);
 }
 
 at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  return Backward("backward", model, model_data_tensors("backward", m, x),
+  const DataTensors given = model_data_tensors("backward", m, x);
+  DataTensors moved;
+  return Backward("backward", model, OnDevice(given, model.device(), &moved),
                   model_data_tensors("backward", m, y));
 }
 
@@ -237,14 +244,18 @@ void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer
 
 at::Tensor model_backstep(Handle m) {
   nn::Model& model = nn::ModelOf("backstep", m)->model();
-  return TrainStep("backstep", model, &model.train_data.input, &model.train_data.target).detach();
+  DataTensors moved;
+  return TrainStep("backstep", model, &OnDevice(model.train_data.input, model.device(), &moved),
+                   &model.train_data.target)
+      .detach();
 }
 
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   nn::Model& model = nn::ModelOf("backstep", m)->model();
-  const DataTensors input = model_data_tensors("backstep", m, x),
+  const DataTensors given = model_data_tensors("backstep", m, x),
                     target = model_data_tensors("backstep", m, y);
-  return TrainStep("backstep", model, &input, &target).detach();
+  DataTensors moved;
+  return TrainStep("backstep", model, &OnDevice(given, model.device(), &moved), &target).detach();
 }
 
 RunMetrics run(Handle m) {
@@ -268,12 +279,13 @@ RunMetrics run(Handle m) {
     EpochMetrics collector("run", o, batches, model);
     std::vector<at::Tensor> output;
     std::int64_t steps = 0;
-    for (; model_batch(m, DataMode::kTrain); ++steps) {
+    BatchFeed feed(m, model, DataMode::kTrain);
+    for (; std::optional<BatchFeed::Batch> batch = feed.Next(); ++steps) {
       nn::ModelData& data = model.train_data;
       const at::Tensor loss =
-          graphed ? graphed->Take(data.input, data.target, &output)
-                  : TrainStep("run", model, &data.input, &data.target, data.hidden, &output);
-      collector.Add(loss, output, data.target);
+          graphed ? graphed->Take(batch->input, batch->target, &output)
+                  : TrainStep("run", model, &batch->input, &batch->target, data.hidden, &output);
+      collector.Add(loss, output, batch->target);
       CarryHidden(o, output, data);
     }
     graphed.reset();  // the graph's work joins the caller's stream before the metrics' read
@@ -299,16 +311,17 @@ RunMetrics testrun(Handle m) {
     EpochMetrics collector("testrun", o, batches, model);
     // Under a group a rank's error ends its batches; the metrics' collective carries it.
     const std::exception_ptr failure = Failure(model, [&] {
-      while (model_batch(m, DataMode::kTest)) {
+      BatchFeed feed(m, model, DataMode::kTest);
+      while (std::optional<BatchFeed::Batch> batch = feed.Next()) {
         nn::ModelData& data = model.test_data;
         std::vector<at::Tensor> output;
         const at::Tensor loss = UnderAmp("testrun", model, o.amp, [&] {
-          output = OutputParts(Output("testrun", model, data.input, true, data.hidden));
+          output = OutputParts(Output("testrun", model, batch->input, true, data.hidden));
           return collector.wants_loss()
-                     ? Loss("testrun", model, output.front(), data.target.tensors)
+                     ? Loss("testrun", model, output.front(), batch->target.tensors)
                      : at::Tensor();
         });
-        collector.Add(loss, output, data.target);
+        collector.Add(loss, output, batch->target);
         CarryHidden(o, output, data);
       }
     });

@@ -9,7 +9,9 @@
 // optimizer group with clipgroup, or clipvalue), then the optimizer's step — given this sequence as
 // its closure, so optimizers that evaluate the model several times (lbfgs) work. run goes through
 // every training batch (an epoch of api/model/model_data.h, shuffled if the options say so) doing a
-// step per batch; testrun goes through the test batches in evaluation mode without gradients. Both
+// step per batch; testrun goes through the test batches in evaluation mode without gradients
+// (each batch on the module's device: data held elsewhere — host tensors of a model on a GPU — is
+// copied a batch ahead, api/model/batch_feed.h; forward, backward and backstep copy it too). Both
 // return the metrics the mode's options name, in order: loss (the sum of the batch losses over the
 // number of batches of all tasks: the mean of batch means for one task, as ktorch), batchloss,
 // accuracy (percent of target values matched by the output's highest class, argmax over the

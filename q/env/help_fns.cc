@@ -1,13 +1,25 @@
-// help[] -> topic!description; help`topic -> the topic's table or dictionary (backward dtype
-// ktype loss module optimizer tensor, and kscope's device); help`kind -> a module, loss or
-// optimizer kind's options with their defaults; help p -> the defaults of the kind of module,
-// loss or optimizer p holds.
+// help and options, one function with two faces, as ktorch's:
+//   help[] -> topic!description; options[] -> the default tensor options;
+//   help`topic / options`topic -> the topic's table or dictionary (backward dtype ktype loss
+//     module optimizer tensor, and kscope's device);
+//   help`kind -> a module or loss kind's dictionary, ktorch's keys and values (module pytorch
+//     forward result n args options, the options with ktorch's sample values); an optimizer
+//     kind's options; options`kind -> the kind's options with the sample values;
+//   help p -> the dictionary of the module or loss p holds, with its own options; options p ->
+//     those options; for any other object both give its options: an optimizer's per group, a
+//     tensor's (a table for a vector, a dictionary of rows for a dictionary).
 // Every table is built from api/env/help.h, which derives it from the kind tables.
+#include "api/core/pointer.h"
 #include "api/env/help.h"
+#include "api/nn/loss.h"
+#include "api/nn/module.h"
+#include "api/nn/optimizer.h"
 #include "api/tensor/autograd.h"
+#include "api/tensor/info.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
+#include "q/convert/k_optimizer_state.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
@@ -66,20 +78,52 @@ K Backward() {
                {Symbols(modes), KFromBools(retain), KFromBools(create), Strings(descriptions)});
 }
 
-// One row per kind: its name, inputs (modules and losses) and options!defaults.
-K Kinds(const char* column, const std::vector<KindHelp>& kinds, bool inputs) {
-  std::vector<std::string> names;
-  std::vector<std::int64_t> fewest, most;
+// The input types of a kind's forward, as ktorch lists them: an atom for one.
+K ArgTypes(const std::vector<std::string>& args) {
+  return args.size() == 1 ? Symbol(args.front()) : Symbols(args);
+}
+
+// help`kind, help p: a module or loss kind's dictionary with `options` as its options.
+K KindDictionary(const KindHelp& k, K options) {
+  const KindFacts& f = *k.facts;
+  return kabi::xD(Symbols({"module", "pytorch", "forward", "result", "n", "args", "options"}),
+                  kabi::knk(7, Symbol(k.kind), kabi::kp(const_cast<char*>(f.pytorch.c_str())),
+                            kabi::kb(f.forward), Symbol(f.result), kabi::kj(f.required),
+                            ArgTypes(f.args), options));
+}
+
+// help`module, help`loss: a row per kind, ktorch's columns.
+K KindTable(const std::vector<KindHelp>& kinds) {
+  const auto n = static_cast<long long>(kinds.size());
+  std::vector<std::string> names, pytorch, results;
+  std::vector<bool> forward;
+  std::vector<std::int64_t> required;
+  K args = kabi::ktn(kabi::kMixed, n), options = kabi::ktn(kabi::kMixed, n);
+  for (long long i = 0; i < n; ++i) {
+    const KindHelp& k = kinds[i];
+    names.push_back(k.kind);
+    pytorch.push_back(k.facts->pytorch);
+    forward.push_back(k.facts->forward);
+    results.push_back(k.facts->result);
+    required.push_back(k.facts->required);
+    kabi::Items(args)[i] = ArgTypes(k.facts->args);
+    kabi::Items(options)[i] = KFromOptions(k.example);
+  }
+  return Table({"module", "pytorch", "forward", "result", "n", "args", "options"},
+               {Symbols(names), Strings(pytorch), KFromBools(forward), Symbols(results),
+                KFromLongs(required), args, options});
+}
+
+// help`optimizer: a row per kind, its PyTorch class and its options with the sample values.
+K OptimizerTable(const std::vector<KindHelp>& kinds) {
+  std::vector<std::string> names, pytorch;
   K options = kabi::ktn(kabi::kMixed, static_cast<long long>(kinds.size()));
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     names.push_back(kinds[i].kind);
-    fewest.push_back(static_cast<std::int64_t>(kinds[i].inputs));
-    most.push_back(static_cast<std::int64_t>(kinds[i].max_inputs));
-    kabi::Items(options)[i] = KFromOptions(kinds[i].defaults);
+    pytorch.push_back(kinds[i].pytorch);
+    kabi::Items(options)[i] = KFromOptions(kinds[i].example);
   }
-  if (!inputs) return Table({column, "options"}, {Symbols(names), options});
-  return Table({column, "inputs", "maxinputs", "options"},
-               {Symbols(names), KFromLongs(fewest), KFromLongs(most), options});
+  return Table({"optimizer", "pytorch", "options"}, {Symbols(names), Strings(pytorch), options});
 }
 
 // help`dtype: dtype!ktype; help`ktype: ktype!dtype for the types k has (the first eight), as
@@ -108,35 +152,94 @@ K TensorOptions() {
   return kabi::xD(Symbols(names), Symbols(defaults));
 }
 
-K Topic(const std::string& name) {
+// help`name (`help`) or options`name: a topic, or a kind.
+K Topic(const char* fn, const std::string& name, bool help) {
   switch (help_topic(name)) {
     case HelpTopic::kBackward: return Backward();
     case HelpTopic::kDevice: return Table({"device"}, {Symbols(help_devices())});
     case HelpTopic::kDtype: return Dtypes(false);
     case HelpTopic::kKtype: return Dtypes(true);
-    case HelpTopic::kModule: return Kinds("module", module_help(), true);
-    case HelpTopic::kLoss: return Kinds("loss", loss_help(), true);
-    case HelpTopic::kOptimizer: return Kinds("optimizer", optimizer_help(), false);
+    case HelpTopic::kModule: return KindTable(module_help());
+    case HelpTopic::kLoss: return KindTable(loss_help());
+    case HelpTopic::kOptimizer: return OptimizerTable(optimizer_help());
     case HelpTopic::kTensor: return TensorOptions();
     case HelpTopic::kKind: break;
   }
-  return KFromOptions(kind_help(name).defaults);
+  const KindHelp k = kind_help(name, fn);
+  if (help && k.facts != nullptr) return KindDictionary(k, KFromOptions(k.example));
+  return KFromOptions(k.example);
 }
 
-K Help(K x) {
-  return Guard([&] {
-    const Args a("help", x);
-    if (a.empty()) return Topics();
-    if (IsPointer(x)) return KFromOptions(kind_help(HandleOf(x)).defaults);
-    if (a.size() != 1 || !a.IsSymbolAt(0)) {
-      Fail("help: expecting a topic, a kind, or a module, loss or optimizer, given %s", KName(x));
+const std::vector<std::string> kOptionKeys = {"device",   "dtype", "layout",
+                                              "gradient", "pin",   "memory"};
+
+std::vector<std::string> OptionRow(const TensorOptionsInfo& o) {
+  return {o.device, o.dtype, o.layout, o.gradient, o.pin, o.memory};
+}
+
+K KFromTensorOptions(const TensorOptionsInfo& o) {
+  return kabi::xD(Symbols(kOptionKeys), Symbols(OptionRow(o)));
+}
+
+// One row per tensor: a table of symbol columns.
+K OptionTable(const std::vector<TensorOptionsInfo>& rows) {
+  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(kOptionKeys.size()));
+  for (std::size_t c = 0; c < kOptionKeys.size(); ++c) {
+    std::vector<std::string> column;
+    for (const TensorOptionsInfo& row : rows) column.push_back(OptionRow(row)[c]);
+    kabi::Items(columns)[c] = Symbols(column);
+  }
+  return kabi::xT(kabi::xD(Symbols(kOptionKeys), columns));
+}
+
+K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
+  if (o.is_single()) return KFromTensorOptions(o.single());
+  if (o.is_list()) return OptionTable(o.list());
+  std::vector<std::string> keys;
+  std::vector<TensorOptionsInfo> rows;
+  for (const auto& [key, row] : o.named()) {
+    keys.push_back(key);
+    rows.push_back(row);
+  }
+  return kabi::xD(Symbols(keys), OptionTable(rows));
+}
+
+// help p / options p: a module's or loss's dictionary (help) or options; any other object's
+// options.
+K ObjectHelp(const char* fn, Handle h, bool help) {
+  switch (class_(h)) {
+    case ObjectClass::kModule: {
+      K options = KFromOptions(describe(h, AllOptions()).at(0).options);
+      return help ? KindDictionary(kind_help(h), options) : options;
     }
-    return Topic(a.SymbolAt(0));
+    case ObjectClass::kLoss: {
+      K options = KFromOptions(describe_loss(h, AllOptions()).options);
+      return help ? KindDictionary(kind_help(h), options) : options;
+    }
+    case ObjectClass::kOptimizer: return KFromGroupOptions(describe_opt(h, true).options);
+    case ObjectClass::kModel: Fail("%s: not implemented for model", fn);  // ktorch's text
+    default: return KFromOptionsPerTensor(options(h));
+  }
+}
+
+// help x (`help`) or options x.
+K HelpOrOptions(const char* fn, K x, bool help) {
+  return Guard([&] {
+    const Args a(fn, x);
+    if (a.empty()) return help ? Topics() : KFromTensorOptions(options());
+    if (IsPointer(x)) return ObjectHelp(fn, HandleOf(x), help);
+    if (a.size() != 1 || !a.IsSymbolAt(0)) {
+      Fail("%s: unrecognized arg(s), expecting empty arg, name or object, given %s", fn, KName(x));
+    }
+    return Topic(fn, a.SymbolAt(0), help);
   });
 }
 
+K Help(K x) { return HelpOrOptions("help", x, true); }
+K Options(K x) { return HelpOrOptions("options", x, false); }
+
 }  // namespace
 
-std::vector<Export> HelpExports() { return {Unary("help", Help)}; }
+std::vector<Export> HelpExports() { return {Unary("help", Help), Unary("options", Options)}; }
 
 }  // namespace kscope::q

@@ -1,6 +1,6 @@
 // Adapters for the information functions of group A: info detail stride dim numel itemsize
 // offset nnz densedim sparsedim sptr sref weakref layout memory gradient gradfn ktype defined
-// coalesced contiguous leaf pinned sparseflag options objtype same alias result, and a module's
+// coalesced contiguous leaf pinned sparseflag objtype same alias result, and a module's
 // inputmodule and outputmodule. Each reads api/tensor/info.h and
 // shapes the result as ktorch does: an atom for a tensor, a list for a vector, a dictionary for
 // a dictionary of tensors.
@@ -8,15 +8,11 @@
 
 #include "api/core/operand.h"
 #include "api/core/pointer.h"
-#include "api/env/help.h"
-#include "api/nn/loss.h"
 #include "api/nn/module.h"
-#include "api/nn/optimizer.h"
 #include "api/tensor/info.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
-#include "q/convert/k_optimizer_state.h"
 #include "q/env/settings.h"
 #include "q/exports.h"
 #include "q/guard.h"
@@ -172,57 +168,6 @@ K Detail(K x) {
   });
 }
 
-const std::vector<std::string> kOptionKeys = {"device",   "dtype", "layout",
-                                              "gradient", "pin",   "memory"};
-
-std::vector<std::string> OptionRow(const TensorOptionsInfo& o) {
-  return {o.device, o.dtype, o.layout, o.gradient, o.pin, o.memory};
-}
-
-K KFromTensorOptions(const TensorOptionsInfo& o) {
-  return kabi::xD(Symbols(kOptionKeys), Symbols(OptionRow(o)));
-}
-
-// One row per tensor: a table of symbol columns.
-K OptionTable(const std::vector<TensorOptionsInfo>& rows) {
-  K columns = kabi::ktn(kabi::kMixed, static_cast<long long>(kOptionKeys.size()));
-  for (std::size_t c = 0; c < kOptionKeys.size(); ++c) {
-    std::vector<std::string> column;
-    for (const TensorOptionsInfo& row : rows) column.push_back(OptionRow(row)[c]);
-    kabi::Items(columns)[c] = Symbols(column);
-  }
-  return kabi::xT(kabi::xD(Symbols(kOptionKeys), columns));
-}
-
-K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
-  if (o.is_single()) return KFromTensorOptions(o.single());
-  if (o.is_list()) return OptionTable(o.list());
-  std::vector<std::string> keys;
-  std::vector<TensorOptionsInfo> rows;
-  for (const auto& [key, row] : o.named()) {
-    keys.push_back(key);
-    rows.push_back(row);
-  }
-  return kabi::xD(Symbols(keys), OptionTable(rows));
-}
-
-// options[]; options`kind; options p
-K Options(K x) {
-  return Guard([&] {
-    if (Args("options", x).empty()) return KFromTensorOptions(options());
-    if (IsSymbol(x)) return KFromOptions(kind_help(SymbolText(x)).defaults);
-    if (!IsPointer(x))
-      Fail("options: unrecognized arg(s), expecting empty arg, name or object, given %s", KName(x));
-    const Handle h = HandleOf(x);
-    switch (class_(h)) {
-      case ObjectClass::kModule: return KFromOptions(describe(h, AllOptions()).at(0).options);
-      case ObjectClass::kLoss: return KFromOptions(describe_loss(h, AllOptions()).options);
-      case ObjectClass::kOptimizer: return KFromGroupOptions(describe_opt(h, true).options);
-      default: return KFromOptionsPerTensor(options(h));
-    }
-  });
-}
-
 K Objtype(K x) {
   return Guard([&] {
     if (!IsPointer(x)) {
@@ -278,7 +223,6 @@ std::vector<Export> InfoExports() {
           Unary("leaf", Leaf),
           Unary("pinned", Pinned),
           Unary("sparseflag", Sparseflag),
-          Unary("options", Options),
           Unary("objtype", Objtype),
           Unary("same", Same),
           Unary("alias", Alias)};
