@@ -10,6 +10,9 @@
 // - Fused adam and adamw kernels (_fused_adam_, _fused_adamw_: one pass per tensor for the whole
 //   update) are used from libtorch 2 (FusedAdam); 1.13 has no adamw kernel and an adam kernel for
 //   CUDA only, which Debian's CPU build cannot run: kscope leaves 1.13 on multi-tensor steps.
+// - Where ktorch's releases differ, each line follows its own (kFollowsKtorch23): ktorch 1.13 on
+//   libtorch 1.13, ktorch 2.3 (built for libtorch 2.2-2.3) on libtorch 2.x — run's and testrun's
+//   loss metrics are reals there, floats in 1.13 (tests/differential: one oracle per line).
 #ifndef KSCOPE_RUNTIME_TORCH_COMPAT_H_
 #define KSCOPE_RUNTIME_TORCH_COMPAT_H_
 
@@ -51,6 +54,8 @@ inline void ScaleEach(at::TensorList tensors, const at::Tensor& factor) {
 
 // Whether FusedAdam can run on this libtorch (its kernels exist for some devices).
 inline constexpr bool kFusedAdamBuilt = TORCH_VERSION_MAJOR >= 2;
+
+inline constexpr bool kFollowsKtorch23 = TORCH_VERSION_MAJOR >= 2;
 
 // One fused adam (decoupled false: L2 decay added to the gradient) or adamw (decoupled decay)
 // update of the lists, each parameter's step count read from `steps` (float tensors on its

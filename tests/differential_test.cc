@@ -1,9 +1,10 @@
 // The differential cases (tests/differential/cases.txt) through kscope's plugin, against what
-// the real ktorch returned for the same lines (tests/differential/ktorch.tsv, recorded with
-// ktorch_diff; tests/differential/README.md): every case agrees, or its line is listed with a
-// reason in tests/differential/deviations.tsv, and every listed line still differs (a fixed one
-// leaves the list). Cases marked % are compared only where there is no CUDA device. Every exported
-// name has cases. The cases free what they make, so the fixture's leak checks hold.
+// the real ktorch of the plugin's libtorch line returned for the same lines (recorded with
+// ktorch_diff; tests/differential/README.md): ktorch 1.13's (ktorch.tsv) for libtorch 1.x, ktorch
+// 2.3's (ktorch23.tsv) for 2.x. Every case agrees, or its line is listed with a reason in that
+// line's deviations (deviations.tsv, deviations23.tsv), and every listed line still differs (a
+// fixed one leaves the list). Cases marked % are compared only where there is no CUDA device. Every
+// exported name has cases. The cases free what they make, so the fixture's leak checks hold.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -49,14 +50,21 @@ std::vector<std::pair<std::string, std::string>> ReadPairs(const std::string& na
   return pairs;
 }
 
+// The recorded outcomes and the deviations of a libtorch line.
+struct Oracle {
+  std::string outcomes, deviations;
+};
+
 TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
   const auto cases = differential::ParseCases(ReadFile("cases.txt"));
   ASSERT_TRUE(cases.ok()) << cases.status();
-  const auto ktorch = ReadPairs("ktorch.tsv");
+  const Oracle oracle = Call("version")->f >= 2 ? Oracle{"ktorch23.tsv", "deviations23.tsv"}
+                                                : Oracle{"ktorch.tsv", "deviations.tsv"};
+  const auto ktorch = ReadPairs(oracle.outcomes);
   ASSERT_EQ(ktorch.size(), cases->size())
-      << "ktorch.tsv is not a recording of cases.txt: record it again";
+      << oracle.outcomes << " is not a recording of cases.txt: record it again";
   absl::flat_hash_map<std::string, std::string> deviations;
-  for (auto& [text, reason] : ReadPairs("deviations.tsv")) deviations[text] = reason;
+  for (auto& [text, reason] : ReadPairs(oracle.deviations)) deviations[text] = reason;
 
   const bool cuda = Call("cudadevices")->j > 0;
   const std::vector<std::string> kscope = differential::RunCases(Plugin(), *cases);
@@ -65,7 +73,7 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
   for (std::size_t i = 0; i < cases->size(); ++i) {
     const differential::Case& c = (*cases)[i];
     ASSERT_EQ(ktorch[i].first, c.text)
-        << "ktorch.tsv is not a recording of cases.txt: record it again";
+        << oracle.outcomes << " is not a recording of cases.txt: record it again";
     if (c.without_cuda_only && cuda) {  // ktorch's outcome here was recorded without CUDA
       deviating.insert(c.text);         // not compared, so not checked as fixed either
       continue;
@@ -75,13 +83,13 @@ TEST_F(DifferentialTest, EveryCaseAgreesWithKtorchOrIsAListedDeviation) {
     } else if (deviations.contains(c.text)) {
       deviating.insert(c.text);
     } else {
-      ADD_FAILURE() << "cases.txt:" << c.line << ": " << c.text
+      ADD_FAILURE() << "cases.txt:" << c.line << ": " << c.text << " (" << oracle.outcomes << ")"
                     << "\n  ktorch: " << ktorch[i].second << "\n  kscope: " << kscope[i];
     }
   }
   for (const auto& [text, reason] : deviations) {
     EXPECT_TRUE(deviating.contains(text))
-        << "deviations.tsv lists a line that no longer differs from ktorch, or that "
+        << oracle.deviations << " lists a line that no longer differs from ktorch, or that "
         << "cases.txt does not have: remove it: " << text;
   }
   RecordProperty("agreed", agreed);

@@ -106,8 +106,9 @@ void CheckSameOnEveryRank(const at::Tensor& mine, const std::string& what) {
     CheckEqual(all[r], all[0], absl::StrCat(what, ": rank ", r, " vs rank 0"));
 }
 
-void CheckClose(double got, double want, const std::string& what) {
-  Check(std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want)),
+// got within `tolerance` of want, relative (absolute below 1).
+void CheckClose(double got, double want, const std::string& what, double tolerance = 1e-9) {
+  Check(std::abs(got - want) <= tolerance * std::max(1.0, std::abs(want)),
         absl::StrFormat("%s: %.17g vs %.17g", what, got, want));
 }
 
@@ -136,7 +137,9 @@ void Train(const Setup& s) {
     // The tasks' losses add up to the group's; the group saw every row once.
     const at::Tensor losses =
         std::get<at::Tensor>(allreduce(Value(at::tensor({Metric(r, "loss")}))));
-    CheckClose(losses.item<double>(), Metric(r, "grouploss"), "sum of task losses vs grouploss");
+    // (within a real's rounding: the 2.x line's loss metrics are reals, as ktorch 2.3's)
+    CheckClose(losses.item<double>(), Metric(r, "grouploss"), "sum of task losses vs grouploss",
+               1e-6);
     Check(MetricTensor(r, "groupmatches")[1].item<std::int64_t>() == kRows, "groupmatches total");
   }
   const at::Tensor got = Flat(m);

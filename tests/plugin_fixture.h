@@ -68,6 +68,12 @@ class PluginTest : public ::testing::Test {
   }
   // name each x, collected into a general list (as q's each does for non-uniform results).
   KRef Each(absl::string_view name, const std::vector<const KRef*>& items);
+  // Whether the plugin's libtorch is 2.x, where kscope follows ktorch 2.3 (version[] >= 2): run's
+  // loss metrics are reals (floats in 1.13), zerograd of an optimizer or a model sets the
+  // gradients to none (zeroes them in 1.13).
+  bool FollowsKtorch23() { return Call("version")->f >= 2; }
+  // The k type of run's and testrun's loss metrics: real atoms on 2.x, float atoms on 1.13.
+  int LossAtomType() { return FollowsKtorch23() ? -kabi::kReal : -kabi::kFloat; }
 
  private:
   std::int64_t first_id_ = 0;

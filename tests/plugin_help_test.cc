@@ -20,10 +20,9 @@ using PluginEnvironmentTest = PluginTest;
 
 TEST_F(PluginHelpTest, Topics) {
   KRef topics = Call("help");
-  EXPECT_THAT(
-      S1(topics),
-      StartsWith(
-          "`backward`dtype`ktype`loss`module`optimizer`tensor!(\"backward calculation modes\";"));
+  EXPECT_THAT(S1(topics),
+              StartsWith("`backward`device`dtype`ktype`loss`module`optimizer`tensor!(\"backward "
+                         "calculation modes\";\"PyTorch device mapped to random seed\";"));
   EXPECT_EQ(S1(Call("help", "()")), S1(topics));
 }
 
@@ -72,12 +71,10 @@ TEST_F(PluginHelpTest, KindTablesAndDefaults) {
       S1(Call("help", "`dtype")),
       "`float`double`half`bool`byte`char`long`int`short`chalf`cfloat`cdouble!\"efebxcjiheef\"");
   EXPECT_EQ(S1(Call("help", "`ktype")), "\"efebxcji\"!`float`double`half`bool`byte`char`long`int");
-  // the cpu, then each CUDA device
-  std::string devices = "`cpu";
-  const std::int64_t cuda_devices = Call("cudadevices")->j;
-  for (std::int64_t i = 0; i < cuda_devices; ++i) devices += "`cuda:" + std::to_string(i);
-  EXPECT_EQ(S1(Call("help", "`device")),
-            "+(,`device)!," + std::string(cuda_devices == 0 ? "," : "") + devices);
+  // each device (the cpu, then each CUDA device) with its random seed, as seed[] (ktorch 2.3)
+  Call("seed", "42");
+  EXPECT_EQ(S1(Call("help", "`device")), S1(Call("seed")));
+  EXPECT_THAT(S1(Call("help", "`device")), StartsWith("(,`cpu)!,42"));
   EXPECT_EQ(
       S1(Call("help", "`tensor")),
       "`device`dtype`layout`gradient`pin`memory!`cpu`float`strided`nograd`unpinned`contiguous");

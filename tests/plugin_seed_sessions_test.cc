@@ -186,17 +186,22 @@ TEST_F(PluginSeedSessionsTest, ModuleAndOptimizerGradientResetSeed004) {
   Call("zerograd", a);
   EXPECT_EQ(Nonzero(Reals(Call("grad", aw))), 0);
   EXPECT_EQ(Reals(Call("grad", bw)), bwBefore);
-  // q)zerograd o   grad each(aw;bw) -> both zeroed (the optimizer holds both modules' parameters)
+  // q)zerograd o   grad each(aw;bw) -> both zeroed (the optimizer holds both modules' parameters);
+  // on the 2.x line both undefined, as ktorch 2.3's (libtorch 2's zero_grad sets them to none)
   Call("zerograd", o);
-  EXPECT_EQ(Reals(Call("grad", aw)).size(), 20u * 64);
-  EXPECT_EQ(Nonzero(Reals(Call("grad", aw))), 0);
-  const std::vector<float> bwZero = Reals(Call("grad", bw));
-  EXPECT_EQ(bwZero.size(), 10u * 20);
-  EXPECT_EQ(Nonzero(bwZero), 0);
-  // q)nograd b   grad each(aw;bw) -> (zeros; ::)
-  Call("nograd", b);
-  EXPECT_EQ(Nonzero(Reals(Call("grad", aw))), 0);
-  EXPECT_EQ(S1(Call("grad", bw)), "::");
+  if (FollowsKtorch23()) {
+    EXPECT_EQ(S1(Each("grad", {&aw, &bw})), "(::;::)");
+  } else {
+    EXPECT_EQ(Reals(Call("grad", aw)).size(), 20u * 64);
+    EXPECT_EQ(Nonzero(Reals(Call("grad", aw))), 0);
+    const std::vector<float> bwZero = Reals(Call("grad", bw));
+    EXPECT_EQ(bwZero.size(), 10u * 20);
+    EXPECT_EQ(Nonzero(bwZero), 0);
+    // q)nograd b   grad each(aw;bw) -> (zeros; ::)
+    Call("nograd", b);
+    EXPECT_EQ(Nonzero(Reals(Call("grad", aw))), 0);
+    EXPECT_EQ(S1(Call("grad", bw)), "::");
+  }
   // q)nograd o   grad each(aw;bw) -> :: / ::
   Call("nograd", o);
   EXPECT_EQ(S1(Each("grad", {&aw, &bw})), "(::;::)");

@@ -358,7 +358,8 @@ TEST_F(PluginSeedTrainingTest, GradientResetOfVectorsAndModelsSeed004) {
   Call("backward", List({m.share(), Q("(1 2 3 4e;4 3 2 1e)").share(), Q("0 1").share()}));
   EXPECT_EQ(Reals(Call("grad", b)).size(), 2u);
   EXPECT_EQ(S1(Call("zerograd", m)), "::");
-  EXPECT_EQ(S1(Call("grad", b)), "0 0e");
+  // zeroed; set to none on the 2.x line, as ktorch 2.3 (libtorch 2's zero_grad)
+  EXPECT_EQ(S1(Call("grad", b)), FollowsKtorch23() ? "::" : "0 0e");
   EXPECT_EQ(S1(Call("nograd", m)), "::");
   EXPECT_EQ(S1(Call("grad", b)), "::");
   Call("free", List({x.share(), y.share(), x2.share(), y2.share(), z.share(), v.share(), b.share(),
@@ -743,7 +744,7 @@ TEST_F(PluginSeedTrainingTest, RunLossIsAFloatSeed004) {
   KRef x = Call("tensor", "(`randn;20 784)");
   KRef y = Call("tensor", "(`randint;10;20)");
   KRef r = Call("run", List({m.share(), x.share(), y.share()}));
-  EXPECT_EQ(At(r, "loss")->t, -kabi::kFloat);
+  EXPECT_EQ(At(r, "loss")->t, LossAtomType());  // a real on the 2.x line, as ktorch 2.3's
   Call("free", List({m.share(), x.share(), y.share()}));
 }
 

@@ -94,6 +94,7 @@ std::vector<KindHelp> KindHelpTable(std::vector<std::string> names, Find find) {
 
 std::vector<std::pair<std::string, std::string>> help_topics() {
   return {{"backward", "backward calculation modes"},
+          {"device", "PyTorch device mapped to random seed"},
           {"dtype", "PyTorch tensor types mapped to k types"},
           {"ktype", "k types mapped to PyTorch tensor types"},
           {"loss", "loss types, module options & forward args"},
@@ -124,12 +125,6 @@ std::vector<std::pair<std::string, char>> dtype_ktypes() {
     rows.emplace_back(name, KTypeOf(*DtypeFromName(name)));
   }
   return rows;
-}
-
-std::vector<std::string> help_devices() {
-  std::vector<std::string> devices{"cpu"};
-  for (const std::string& d : cuda_device_names()) devices.push_back(d);
-  return devices;
 }
 
 std::vector<std::pair<std::string, std::string>> tensor_option_defaults() {

@@ -22,8 +22,8 @@
 
 namespace kscope {
 
-// help[]: topic -> one-line description, ktorch's (backward dtype ktype loss module optimizer
-// tensor). help`device, the devices this process can use, is kscope's own.
+// help[]: topic -> one-line description, ktorch 2.3's (backward device dtype ktype loss module
+// optimizer tensor; help`device maps each device to its random seed, as seed[] does).
 std::vector<std::pair<std::string, std::string>> help_topics();
 
 // One kind: its name, how many inputs its forward takes (0 for optimizers), its options with their
@@ -67,8 +67,6 @@ HelpTopic help_topic(const std::string& name);
 // help`dtype / help`ktype: each dtype with the k type its values convert to, in ktorch's order
 // (float double half bool byte char long int, then short chalf cfloat cdouble).
 std::vector<std::pair<std::string, char>> dtype_ktypes();
-// help`device: the devices this process can use (cpu, then cuda:0 ...).
-std::vector<std::string> help_devices();
 // help`tensor: each tensor option (device dtype layout gradient pin memory) with its default.
 std::vector<std::pair<std::string, std::string>> tensor_option_defaults();
 

@@ -11,6 +11,7 @@
 
 #include "api/distributed/model_sync.h"
 #include "runtime/errors.h"
+#include "runtime/torch_compat.h"
 
 namespace kscope {
 namespace {
@@ -118,7 +119,7 @@ at::Tensor EpochMetrics::Value(Metric metric, const at::Tensor& losses, const Su
 
 at::Tensor EpochMetrics::MeanLoss(double sum) const {
   return at::scalar_tensor(sum / static_cast<double>(std::max<std::int64_t>(batches_, 1)),
-                           at::kDouble);
+                           kFollowsKtorch23 ? at::kFloat : at::kDouble);
 }
 
 // The epoch's only read from the device.

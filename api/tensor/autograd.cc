@@ -126,8 +126,16 @@ Handle gradtensor(Handle h) {
 }
 
 void zerograd(Handle h) {
-  for (const at::Tensor& t : GradientHoldersOf("zerograd", h)) {
-    if (t.grad().defined()) t.grad().detach().zero_();
+  const ObjectClass c = HandleTable::Global().Info(h).object_class;
+  // An optimizer's zero_grad sets the gradients to none from libtorch 2 (ktorch 2.3's zerograd).
+  const bool to_none =
+      kFollowsKtorch23 && (c == ObjectClass::kOptimizer || c == ObjectClass::kModel);
+  for (at::Tensor& t : GradientHoldersOf("zerograd", h)) {
+    if (to_none) {
+      t.mutable_grad().reset();
+    } else if (t.grad().defined()) {
+      t.grad().detach().zero_();
+    }
   }
 }
 

@@ -58,8 +58,9 @@ at::Tensor grad(Handle h);
 Handle gradtensor(Handle h);
 // Sets the gradients of a tensor, vector or dictionary, or of the parameters of a module, an
 // optimizer or a model (its optimizer's: every parameter it steps), to zero (zerograd) or to
-// none (nograd). Tensors without a gradient are left as
-// they are by zerograd.
+// none (nograd). Tensors without a gradient are left as they are by zerograd. With libtorch 2
+// (kFollowsKtorch23, runtime/torch_compat.h) zerograd of an optimizer or a model sets its
+// parameters' gradients to none, as libtorch 2's zero_grad and ktorch 2.3 do.
 void zerograd(Handle h);
 void nograd(Handle h);
 // A new tensor sharing x's values, outside the graph (data in -> data out).

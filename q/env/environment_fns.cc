@@ -6,6 +6,7 @@
 #include "api/env/environment.h"
 #include "q/convert/args.h"
 #include "q/convert/convert.h"
+#include "q/env/seeds.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
@@ -28,16 +29,7 @@ std::optional<std::uint64_t> SeedAt(const Args& a, std::size_t i) {
 K Seed(K x) {
   return Guard([&] {
     const Args a("seed", x);
-    if (a.empty()) {
-      std::vector<std::pair<std::string, std::uint64_t>> all = seeds();
-      std::vector<std::string> devices;
-      std::vector<std::int64_t> values;
-      for (const auto& [device, s] : all) {
-        devices.push_back(device);
-        values.push_back(static_cast<std::int64_t>(s));
-      }
-      return kabi::xD(Symbols(devices), KFromLongs(values));
-    }
+    if (a.empty()) return KFromSeeds();
     if (a.size() == 1 && a.IsSymbolAt(0))
       return kabi::kj(static_cast<std::int64_t>(initial_seed(a.SymbolAt(0))));
     if (a.size() == 1) {
@@ -122,6 +114,16 @@ K Version(K x) {
 }
 
 }  // namespace
+
+K KFromSeeds() {
+  std::vector<std::string> devices;
+  std::vector<std::int64_t> values;
+  for (const auto& [device, s] : seeds()) {
+    devices.push_back(device);
+    values.push_back(static_cast<std::int64_t>(s));
+  }
+  return kabi::xD(Symbols(devices), KFromLongs(values));
+}
 
 std::vector<Export> EnvironmentExports() {
   return {Unary("seed", Seed), Unary("cudadevices", Cudadevices), Unary("cudadevice", Cudadevice),

@@ -1,7 +1,7 @@
 // help and options, one function with two faces, as ktorch's:
 //   help[] -> topic!description; options[] -> the default tensor options;
-//   help`topic / options`topic -> the topic's table or dictionary (backward dtype ktype loss
-//     module optimizer tensor, and kscope's device);
+//   help`topic / options`topic -> the topic's table or dictionary (backward device dtype ktype
+//     loss module optimizer tensor);
 //   help`kind -> a module or loss kind's dictionary, ktorch's keys and values (module pytorch
 //     forward result n args options, the options with ktorch's sample values); an optimizer
 //     kind's options; options`kind -> the kind's options with the sample values;
@@ -20,6 +20,7 @@
 #include "q/convert/convert.h"
 #include "q/convert/k_definition.h"
 #include "q/convert/k_optimizer_state.h"
+#include "q/env/seeds.h"
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
@@ -156,7 +157,7 @@ K TensorOptions() {
 K Topic(const char* fn, const std::string& name, bool help) {
   switch (help_topic(name)) {
     case HelpTopic::kBackward: return Backward();
-    case HelpTopic::kDevice: return Table({"device"}, {Symbols(help_devices())});
+    case HelpTopic::kDevice: return KFromSeeds();
     case HelpTopic::kDtype: return Dtypes(false);
     case HelpTopic::kKtype: return Dtypes(true);
     case HelpTopic::kModule: return KindTable(module_help());

@@ -217,7 +217,8 @@ K Backstep(K x) {
   });
 }
 
-// Metrics as the options say: one metric alone, several in a list, or keyed by name with
+// Metrics as the options say: one metric alone, several in a list (a vector when all are atoms of
+// one type: ktorch 2.3's losses and accuracy, all reals), or keyed by name with
 // `dictionary; k values, or with `tensor a tensor, vector or dictionary pointer (as ktorch).
 K KFromMetrics(const RunMetrics& r) {
   if (r.tensor) return Pointer(metrics_handle(r));
@@ -228,7 +229,7 @@ K KFromMetrics(const RunMetrics& r) {
     for (const auto& value : r.values) names.push_back(value.first);
     return kabi::xD(Symbols(names), values);
   }
-  if (r.values.size() != 1) return values;
+  if (r.values.size() != 1) return CollapseAtoms(values);  // atoms of one type: a vector
   K one = kabi::r1(kabi::Items(values)[0]);
   kabi::r0(values);
   return one;
