@@ -316,7 +316,8 @@ TEST_F(HelpTest, EveryModuleAndLossKindHasKtorchsFactsAndNoOtherDoes) {
     const nn::ModuleKind* kind = nn::FindModuleKind(f.kind);
     if (kind == nullptr) kind = nn::FindLossKind(f.kind);
     ASSERT_NE(kind, nullptr) << f.kind;
-    for (const auto& [name, value] : f.example) {
+    for (const auto& sample : f.example) {
+      const std::string& name = sample.first;
       EXPECT_TRUE(std::any_of(kind->options.begin(), kind->options.end(),
                               [&](const nn::OptionSpec& o) { return o.name == name; }))
           << f.kind << " has no option " << name;
