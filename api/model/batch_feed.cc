@@ -126,10 +126,9 @@ BatchFeed::BatchFeed(Handle m, const nn::Model& model, nn::DataMode mode, Copies
 
 BatchFeed::~BatchFeed() = default;
 
-bool BatchFeed::Stage() {
+void BatchFeed::Stage() {
   staged_ = model_batch(m_, mode_);
-  if (staged_ && copier_) copier_->Begin(data_);
-  return staged_;
+  if (staged_) copier_->Begin(data_);
 }
 
 std::optional<BatchFeed::Batch> BatchFeed::Next() {

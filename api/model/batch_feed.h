@@ -60,8 +60,8 @@ class BatchFeed {
   class Copier;  // batch_feed.cc
 
  private:
-  // Windows the next batch and begins its copy; false at the epoch's end.
-  bool Stage();
+  // Windows the next batch and begins its copy (staged_), or ends the epoch (staged_ false).
+  void Stage();
 
   Handle m_;
   nn::DataMode mode_;

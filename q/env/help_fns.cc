@@ -208,14 +208,16 @@ K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
 // help p / options p: a module's or loss's dictionary (help) or options; any other object's
 // options.
 K ObjectHelp(const char* fn, Handle h, bool help) {
-  switch (class_(h)) {
-    case ObjectClass::kModule: {
-      K options = KFromOptions(describe(h, AllOptions()).at(0).options);
-      return help ? KindDictionary(kind_help(h), options) : options;
-    }
+  const ObjectClass c = class_(h);
+  switch (c) {
+    case ObjectClass::kModule:
     case ObjectClass::kLoss: {
-      K options = KFromOptions(describe_loss(h, AllOptions()).options);
-      return help ? KindDictionary(kind_help(h), options) : options;
+      const nn::NamedValues options = c == ObjectClass::kModule
+                                          ? describe(h, AllOptions()).at(0).options
+                                          : describe_loss(h, AllOptions()).options;
+      if (!help) return KFromOptions(options);
+      const KindHelp k = kind_help(h);  // before any k object is made: it may throw
+      return KindDictionary(k, KFromOptions(options));
     }
     case ObjectClass::kOptimizer: return KFromGroupOptions(describe_opt(h, true).options);
     case ObjectClass::kModel: Fail("%s: not implemented for model", fn);  // ktorch's text
