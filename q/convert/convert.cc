@@ -359,34 +359,15 @@ K KFromLongs(const std::vector<std::int64_t>& v) {
   return x;
 }
 
-namespace {
-
-// Builds the k form of a PerElement: `one` for a single value, `many` for a list of them,
-// and a dictionary of `many` under symbol keys for named values.
-template <typename T, typename One, typename Many>
-K Shaped(const PerElement<T>& v, One one, Many many) {
-  if (v.is_single()) return one(v.single());
-  if (v.is_list()) return many(v.list());
-  std::vector<std::string> keys;
-  std::vector<T> values;
-  for (const auto& [key, value] : v.named()) {
-    keys.push_back(key);
-    values.push_back(value);
-  }
-  return kabi::xD(Symbols(keys), many(values));
-}
-
-}  // namespace
-
 K KFromPerElement(const PerElement<std::int64_t>& v) {
-  return Shaped(
+  return KFromShaped(
       v, [](std::int64_t j) { return kabi::kj(j); }, KFromLongs);
 }
 
-K KFromPerElement(const PerElement<std::string>& v) { return Shaped(v, Symbol, Symbols); }
+K KFromPerElement(const PerElement<std::string>& v) { return KFromShaped(v, Symbol, Symbols); }
 
 K KFromPerElement(const PerElement<std::vector<std::int64_t>>& v) {
-  return Shaped(v, KFromLongs, [](const std::vector<std::vector<std::int64_t>>& all) {
+  return KFromShaped(v, KFromLongs, [](const std::vector<std::vector<std::int64_t>>& all) {
     K x = kabi::ktn(kabi::kMixed, static_cast<long long>(all.size()));
     for (std::size_t i = 0; i < all.size(); ++i) Items(x)[i] = KFromLongs(all[i]);
     return x;

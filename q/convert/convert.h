@@ -89,6 +89,21 @@ void OwnDataBesideHandles(std::vector<Operand>* inputs);
 // type becomes a simple vector of that type; anything else is returned as it is.
 K CollapseAtoms(K list);
 
+// The k form of a PerElement, as ktorch shapes attribute results: `one` of a single value,
+// `many` of a list of them, and a dictionary of `many` under symbol keys for named values.
+template <typename T, typename One, typename Many>
+K KFromShaped(const PerElement<T>& v, One one, Many many) {
+  if (v.is_single()) return one(v.single());
+  if (v.is_list()) return many(v.list());
+  std::vector<std::string> keys;
+  std::vector<T> values;
+  for (const auto& [key, value] : v.named()) {
+    keys.push_back(key);
+    values.push_back(value);
+  }
+  return kabi::xD(Symbols(keys), many(values));
+}
+
 // Attribute results shaped as ktorch shapes them.
 K KFromLongs(const std::vector<std::int64_t>& v);
 K KFromPerElement(const PerElement<std::int64_t>& v);

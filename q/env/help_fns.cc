@@ -194,15 +194,7 @@ K OptionTable(const std::vector<TensorOptionsInfo>& rows) {
 }
 
 K KFromOptionsPerTensor(const PerElement<TensorOptionsInfo>& o) {
-  if (o.is_single()) return KFromTensorOptions(o.single());
-  if (o.is_list()) return OptionTable(o.list());
-  std::vector<std::string> keys;
-  std::vector<TensorOptionsInfo> rows;
-  for (const auto& [key, row] : o.named()) {
-    keys.push_back(key);
-    rows.push_back(row);
-  }
-  return kabi::xD(Symbols(keys), OptionTable(rows));
+  return KFromShaped(o, KFromTensorOptions, OptionTable);
 }
 
 // help p / options p: a module's or loss's dictionary (help) or options; any other object's

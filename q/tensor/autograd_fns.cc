@@ -107,16 +107,10 @@ K Bools(const std::vector<bool>& flags) {
 // Flags as ktorch shapes them: an atom for a tensor (or one index or key), a boolean list for a
 // vector, a dictionary of names -> booleans for a dictionary, module or model.
 K KFromFlags(const PerElement<bool>& flags, bool atom) {
-  if (flags.is_single()) return kabi::kb(flags.single());
-  if (flags.is_list()) return atom ? kabi::kb(flags.list().at(0)) : Bools(flags.list());
-  if (atom) return kabi::kb(flags.named().at(0).second);
-  std::vector<std::string> names;
-  std::vector<bool> values;
-  for (const auto& [name, flag] : flags.named()) {
-    names.push_back(name);
-    values.push_back(flag);
-  }
-  return kabi::xD(Symbols(names), Bools(values));
+  if (atom && flags.is_list()) return kabi::kb(flags.list().at(0));
+  if (atom && !flags.is_single()) return kabi::kb(flags.named().at(0).second);
+  return KFromShaped(
+      flags, [](bool b) { return kabi::kb(b); }, Bools);
 }
 
 // gradflag p -> flag(s) | gradflag(p;flag) | gradflag(v;inds[;flag]) | gradflag(d;keys[;flag])

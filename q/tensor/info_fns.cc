@@ -27,20 +27,11 @@ using kabi::K;
 // for a vector's, a dictionary of such a list for a dictionary's.
 template <typename T, typename Atom, typename Set>
 K Shaped(const PerElement<T>& v, int type, Atom atom, Set set) {
-  auto list = [&](const std::vector<T>& values) {
+  return KFromShaped(v, atom, [&](const std::vector<T>& values) {
     K x = kabi::ktn(type, static_cast<long long>(values.size()));
     for (std::size_t i = 0; i < values.size(); ++i) set(x, i, values[i]);
     return x;
-  };
-  if (v.is_single()) return atom(v.single());
-  if (v.is_list()) return list(v.list());
-  std::vector<std::string> keys;
-  std::vector<T> values;
-  for (const auto& [key, value] : v.named()) {
-    keys.push_back(key);
-    values.push_back(value);
-  }
-  return kabi::xD(Symbols(keys), list(values));
+  });
 }
 
 K KFromFlags(const PerElement<bool>& v) {
