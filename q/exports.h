@@ -59,6 +59,8 @@ InitExports();  // zeros ones fill eye dirac orthogonal knormal ... gain (in pla
 std::vector<Export>
 DistributedExports();  // group allreduce broadcast allgather barrier distribute (api/distributed/)
 std::vector<Export>
+MemoryExports();  // devicememory resetpeaks emptycache memorylimit footprint (api/env/memory.h)
+std::vector<Export>
 RandomExports();  // bernoulli multinomial normal uniform random cauchy ... (fills in place)
 
 }  // namespace kscope::q

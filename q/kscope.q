@@ -18,7 +18,8 @@
 /   .kscope.leaks.list c         obj[]'s rows of the pointers made since c and still alive
 /   .kscope.leaks.free c         frees them; returns how many
 /   .kscope.leaks.check[f;x]     f x, then: if f left pointers alive, frees them and signals
-/                                'leaks: N pointer(s) left behind, now freed: tensor from zeros, ..
+/                                'leaks: N pointer(s) left behind, now freed: tensor from zeros, ..;
+/                                bytes left: cpu 4096, ..
 /                                (f's own error, if any, is signalled after freeing its leaks)
 
 .kscope.lib:@[value;`.kscope.lib;`ktorch];

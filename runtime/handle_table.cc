@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/synchronization/mutex.h"
+#include "runtime/cpu_memory.h"
 #include "runtime/errors.h"
 
 namespace kscope {
@@ -16,6 +17,8 @@ HandleTable* HandleTable::MakeGlobal() {
   // Those are leaf locks (nothing is acquired while one is held), so the detection has nothing
   // to find. (Process-wide: set when the table is first made.)
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Device memory in numbers (runtime/cpu_memory.h): CPU allocations count from the first handle.
+  InstallCpuMemoryAccounting();
   return new HandleTable();
 }
 

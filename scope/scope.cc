@@ -4,8 +4,10 @@
 
 namespace kscope {
 
-Scope::Scope(GradPolicy policy)
-    : id_(OpenScope()), depth_(ScopeDepth()), uncaught_at_open_(std::uncaught_exceptions()) {
+Scope::Scope(GradPolicy policy, Footprint footprint)
+    : id_(OpenScope(footprint)),
+      depth_(ScopeDepth()),
+      uncaught_at_open_(std::uncaught_exceptions()) {
   if (policy == GradPolicy::kNoGrad) grad_mode_.emplace(false);
   if (policy == GradPolicy::kInference) inference_mode_.emplace(true);
 }

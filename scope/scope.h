@@ -12,7 +12,8 @@
 // count), but only when the scope exits normally: during exception unwinding nothing is handed
 // off. keep() of a handle owned by an enclosing scope or the root is a no-op.
 // Grad policy: kNoGrad or kInference set the thread's autograd mode for the scope's lifetime
-// and restore it on every exit path.
+// and restore it on every exit path. Footprint::kTracked: the scope counts the memory allocated
+// and freed while it is open (ScopeFootprint(id()), scope/scope_footprint.h).
 // Errors: keep() throws kscope::Error (and changes nothing) for a stale handle or one owned by
 // another thread or by a still-open inner scope. The destructor never throws.
 // Thread-safety: a Scope belongs to the thread that opened it; it cannot be copied or moved.
@@ -49,8 +50,9 @@ enum class GradPolicy {
 
 class [[nodiscard]] Scope {
  public:
-  [[nodiscard]] static Scope Open(GradPolicy policy = GradPolicy::kInherit) {
-    return Scope(policy);
+  [[nodiscard]] static Scope Open(GradPolicy policy = GradPolicy::kInherit,
+                                  Footprint footprint = Footprint::kUntracked) {
+    return Scope(policy, footprint);
   }
 
   Scope(const Scope&) = delete;
@@ -67,7 +69,7 @@ class [[nodiscard]] Scope {
   int depth() const { return depth_; }
 
  private:
-  explicit Scope(GradPolicy policy);
+  Scope(GradPolicy policy, Footprint footprint);
 
   std::optional<c10::AutoGradMode> grad_mode_;
   std::optional<c10::InferenceMode> inference_mode_;

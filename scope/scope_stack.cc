@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "runtime/errors.h"
+#include "scope/scope_footprint.h"
 
 namespace kscope {
 namespace {
@@ -87,9 +88,11 @@ Placement PlaceNew(const char* origin) {
 
 }  // namespace
 
-ScopeId OpenScope() {
+ScopeId OpenScope(Footprint footprint) {
   ScopeId id = next_scope_id.fetch_add(1, std::memory_order_relaxed);
-  Stack().Push(id);
+  ThreadStack& stack = Stack();
+  scope_internal::OpenFootprint(id, static_cast<int>(stack.open.size()) + 1, footprint);
+  stack.Push(id);
   return id;
 }
 
@@ -120,6 +123,7 @@ void CloseScopeNoThrow(ScopeId id, absl::Span<const Handle> hand_off) noexcept {
   for (Handle h : hand_off) table.MoveIfOwnedBy(h, id, parent, parent_depth);
   std::vector<Object> released = table.ReleaseOwned(id);
   for (Object& o : released) o = Object();  // newest first, outside the table's lock
+  scope_internal::CloseFootprint(id);
 }
 
 void CloseScope(ScopeId id, absl::Span<const Handle> hand_off) {

@@ -26,8 +26,12 @@ namespace kscope {
 using ScopeId = OwnerId;
 inline constexpr ScopeId kRootScope = kRootOwner;
 
+// Whether a scope tracks its memory footprint (scope/scope_footprint.h).
+enum class Footprint { kUntracked, kTracked };
+
 // Opens a new scope on this thread; it becomes the innermost. Returns its id (never reused).
-ScopeId OpenScope();
+// It tracks its footprint when asked or when footprint reports are on.
+ScopeId OpenScope(Footprint footprint = Footprint::kUntracked);
 
 // Closes `id`, which must be this thread's innermost scope: handles in `hand_off` that `id`
 // owns move to the parent scope (same id, same reference count); handles owned by an

@@ -15,6 +15,7 @@
 
 #include "api/nn/callback_registry.h"
 #include "runtime/torch_compat.h"
+#include "runtime/torch_compat_allocator.h"
 #include "tests/error_text.h"
 #include "tests/optimizer_test_util.h"
 #include "tests/test_fixture.h"
@@ -29,7 +30,7 @@ using ::testing::HasSubstr;
 // throw c10::Error, as libtorch's own allocator does when memory runs out. Installed for the
 // guard's lifetime (c10::SetCPUAllocator), then the previous allocator is put back; memory it
 // handed out is the real allocator's and is freed by it.
-class FailingCpuAllocator final : public c10::Allocator {
+class FailingCpuAllocator final : public CpuAllocatorBase {
  public:
   FailingCpuAllocator() : real_(c10::GetCPUAllocator()) { c10::SetCPUAllocator(this, kPriority); }
   ~FailingCpuAllocator() override { c10::SetCPUAllocator(real_, kPriority); }
@@ -41,20 +42,12 @@ class FailingCpuAllocator final : public c10::Allocator {
   // Allocations asked of it so far.
   int allocations() const { return allocations_.load(); }
 
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
-  c10::DataPtr allocate(std::size_t n) override { return Allocate(n); }
-  void copy_data(void* dest, const void* src, std::size_t count) const override {
-    default_copy_data(dest, src, count);
-  }
-#else
-  c10::DataPtr allocate(std::size_t n) const override { return Allocate(n); }
-#endif
   c10::DeleterFnPtr raw_deleter() const override { return real_->raw_deleter(); }
 
  private:
   static constexpr std::uint8_t kPriority = 200;  // above libtorch's own registrations
 
-  c10::DataPtr Allocate(std::size_t n) const {
+  c10::DataPtr Allocate(std::size_t n) const override {
     ++allocations_;
     if (countdown_.load() > 0 && countdown_.fetch_sub(1) == 1) {
       TORCH_CHECK(false, "fault injection: allocation of ", n, " bytes failed");

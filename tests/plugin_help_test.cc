@@ -100,7 +100,7 @@ TEST_F(PluginSettingTest, EveryKeyOfTheCatalogue) {
       khost::S1(kabi::DictKeys(all.get())),
       "`mkl`openmp`threads`interopthreads`mps`cuda`magma`cudnn`cudnnversion`cudadevices`benchmark"
       "`deterministic`cudnndeterministic`stackframe`alloptions`complexfirst`strict`foreach`fused"
-      "`scope");
+      "`scope`footprint");
   for (const char* flag :
        {"mkl", "openmp", "mps", "cuda", "magma", "cudnn", "benchmark", "cudnndeterministic"}) {
     EXPECT_EQ(Call("setting", KRef(kq::Sym(flag)))->t, -kabi::kBoolean) << flag;

@@ -124,7 +124,7 @@ TEST_F(ScopeFnsTest, LeaksListsFreesAndChecksWhatCodeLeftBehind) {
   EXPECT_EQ(S1(Call("leaks", List({c.share(), kq::Sym("check")}))), "::");
   KRef u = Call("tensor", "(`zeros;3)");
   EXPECT_EQ(Error("leaks", List({c.share(), kq::Sym("check")})),
-            "leaks: 1 pointer(s) left behind, now freed: tensor from zeros");
+            "leaks: 1 pointer(s) left behind, now freed: tensor from zeros; bytes left: cpu 12");
   EXPECT_EQ(S1(Call("mapped", u)), "0b");
   Call("free", before);
 }

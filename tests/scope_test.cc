@@ -458,7 +458,8 @@ TEST_F(LeakCheckKitTest, ReportsHandlesCreatedSinceTheCheckpointWithTheirRows) {
                   "1 handle\\(s\\) created since the checkpoint still alive:\n"
                   "ptr +class +device +dtype +size +elements +bytes +scope +origin\n-+\n"
                   "%d +tensor +cpu +float +2 3 +6 +24 +0 +zeros\n"
-                  "  ptr %d \\(from zeros\\) owned by the root scope\n",
+                  "  ptr %d \\(from zeros\\) owned by the root scope\n"
+                  "bytes left: cpu 24\n",
                   leaked.id(), leaked.id())));
   kscope::free(leaked);
   EXPECT_TRUE(check.Clean());

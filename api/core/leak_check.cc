@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "api/core/obj_table.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
@@ -43,7 +44,26 @@ std::string LeakCheck::Report() const {
                           : this_thread ? absl::StrFormat("scope %d of this thread", row.owner)
                                         : absl::StrFormat("scope %d of another thread", row.owner));
   }
+  absl::StrAppendFormat(&report, "bytes left: %s\n", BytesText(BytesByDevice(leaks)));
   return report;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> LeakCheck::BytesByDevice(
+    const std::vector<ObjectRow>& leaks) {
+  std::vector<std::pair<std::string, std::int64_t>> bytes;
+  for (const ObjectRow& row : leaks) {
+    auto it = std::find_if(bytes.begin(), bytes.end(),
+                           [&](const auto& device) { return device.first == row.device; });
+    if (it == bytes.end()) it = bytes.insert(bytes.end(), {row.device, 0});
+    it->second += row.bytes;
+  }
+  return bytes;
+}
+
+std::string BytesText(const std::vector<std::pair<std::string, std::int64_t>>& bytes) {
+  return absl::StrJoin(bytes, ", ", [](std::string* out, const auto& device) {
+    absl::StrAppend(out, device.first, " ", device.second);
+  });
 }
 
 std::size_t LeakCheck::Release() {

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/core/pointer.h"
@@ -45,8 +46,13 @@ class LeakCheck {
   // How many scopes this thread opened since the checkpoint are still open.
   int ScopesLeftOpen() const;
   bool Clean() const { return ScopesLeftOpen() == 0 && Leaks().empty(); }
-  // Empty when clean; else the scopes left open and the leaked handles' obj rows
-  // (FormatObjects), each row's owner named (the root, a scope of this thread, or of another).
+  // The bytes the leaked handles hold (obj[]'s bytes), per device, devices in the order their
+  // first leaked handle was created.
+  static std::vector<std::pair<std::string, std::int64_t>> BytesByDevice(
+      const std::vector<ObjectRow>& leaks);
+  // Empty when clean; else the scopes left open, the leaked handles' obj rows (FormatObjects),
+  // each row's owner named (the root, a scope of this thread, or of another), and the bytes
+  // they hold per device ("bytes left: cpu 4096, cuda:0 1048576").
   std::string Report() const;
   // Closes this thread's scopes opened since the checkpoint (releasing what they own), then
   // frees the leaked handles left; returns how many leaked handles it found (all gone after).
@@ -58,6 +64,9 @@ class LeakCheck {
   std::uint64_t last_id_;
   int depth_;  // this thread's scope depth at the checkpoint; -1: not tracked
 };
+
+// "cpu 4096, cuda:0 1048576": LeakCheck::BytesByDevice's result as text.
+std::string BytesText(const std::vector<std::pair<std::string, std::int64_t>>& bytes);
 
 }  // namespace kscope
 

@@ -66,6 +66,7 @@
 #include "api/distributed/launch_environment.h"
 #include "api/env/environment.h"
 #include "api/env/freed_memory.h"
+#include "api/env/memory.h"
 #include "api/math/math.h"
 #include "api/math/math_catalogue.h"
 #include "api/model/batchnorm.h"
@@ -95,6 +96,7 @@
 #include "runtime/handle.h"
 #include "runtime/names.h"
 #include "runtime/object_class.h"
+#include "runtime/out_of_memory.h"
 #include "scope/scope.h"
 #include "scope/scope_stack.h"
 

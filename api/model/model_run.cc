@@ -24,6 +24,7 @@
 #include "api/tensor/tensor.h"
 #include "runtime/autocast_guard.h"
 #include "runtime/errors.h"
+#include "runtime/out_of_memory.h"
 
 namespace kscope {
 namespace {
@@ -194,11 +195,11 @@ void CarryHidden(const nn::RunOptions& o, const std::vector<at::Tensor>& output,
 }
 
 // body(), an epoch of run or testrun: on an error the data is restored to full size and no
-// epoch is left under way.
+// epoch is left under way; a failed allocation is named as fn's (kscope::OutOfMemory).
 template <typename Body>
-RunMetrics EndingTheEpochOnError(Handle m, DataMode mode, Body body) {
+RunMetrics EndingTheEpochOnError(const char* fn, Handle m, DataMode mode, Body body) {
   try {
-    return body();
+    return NamingOutOfMemory(fn, body);
   } catch (...) {
     model_restore(m, mode);
     throw;
@@ -213,10 +214,12 @@ Result model_forward(Handle m, ForwardMode mode) {
   const nn::Model& model = nn::ModelOf(fn, m)->model();
   const bool eval = mode == ForwardMode::kEval || mode == ForwardMode::kEvaluate;
   c10::AutoGradMode grad(mode == ForwardMode::kForward && c10::GradMode::is_enabled());
-  DataTensors moved;
-  const DataTensors& x =
-      OnDevice(eval ? model.test_data.input : model.train_data.input, model.device(), &moved);
-  return nn::EmitOutput(fn, Output(fn, model, x, eval), mode != ForwardMode::kEvaluate);
+  return NamingOutOfMemory(fn, [&] {
+    DataTensors moved;
+    const DataTensors& x =
+        OnDevice(eval ? model.test_data.input : model.train_data.input, model.device(), &moved);
+    return nn::EmitOutput(fn, Output(fn, model, x, eval), mode != ForwardMode::kEvaluate);
+  });
 }
 
 Result model_loss(Handle m, const Operand& yhat, const Operand& y) {
@@ -227,42 +230,53 @@ Result model_loss(Handle m, const Operand& yhat, const Operand& y) {
 
 at::Tensor model_backward(Handle m) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  DataTensors moved;
-  return Backward("backward", model, OnDevice(model.train_data.input, model.device(), &moved),
-                  model.train_data.target);
+  return NamingOutOfMemory("backward", [&] {
+    DataTensors moved;
+    return Backward("backward", model, OnDevice(model.train_data.input, model.device(), &moved),
+                    model.train_data.target);
+  });
 }
 
 at::Tensor model_backward(Handle m, const DataParts& x, const DataParts& y) {
   const nn::Model& model = nn::ModelOf("backward", m)->model();
-  const DataTensors given = model_data_tensors("backward", m, x);
-  DataTensors moved;
-  return Backward("backward", model, OnDevice(given, model.device(), &moved),
-                  model_data_tensors("backward", m, y));
+  return NamingOutOfMemory("backward", [&] {
+    const DataTensors given = model_data_tensors("backward", m, x);
+    DataTensors moved;
+    return Backward("backward", model, OnDevice(given, model.device(), &moved),
+                    model_data_tensors("backward", m, y));
+  });
 }
 
-void model_step(Handle m) { nn::ModelOf("step", m)->model().optimizer->optimizer().step(); }
+void model_step(Handle m) {
+  nn::Model& model = nn::ModelOf("step", m)->model();
+  NamingOutOfMemory("step", [&] { model.optimizer->optimizer().step(); });
+}
 
 at::Tensor model_backstep(Handle m) {
   nn::Model& model = nn::ModelOf("backstep", m)->model();
-  DataTensors moved;
-  return TrainStep("backstep", model, &OnDevice(model.train_data.input, model.device(), &moved),
-                   &model.train_data.target)
-      .detach();
+  return NamingOutOfMemory("backstep", [&] {
+    DataTensors moved;
+    return TrainStep("backstep", model, &OnDevice(model.train_data.input, model.device(), &moved),
+                     &model.train_data.target)
+        .detach();
+  });
 }
 
 at::Tensor model_backstep(Handle m, const DataParts& x, const DataParts& y) {
   nn::Model& model = nn::ModelOf("backstep", m)->model();
-  const DataTensors given = model_data_tensors("backstep", m, x),
-                    target = model_data_tensors("backstep", m, y);
-  DataTensors moved;
-  return TrainStep("backstep", model, &OnDevice(given, model.device(), &moved), &target).detach();
+  return NamingOutOfMemory("backstep", [&] {
+    const DataTensors given = model_data_tensors("backstep", m, x),
+                      target = model_data_tensors("backstep", m, y);
+    DataTensors moved;
+    return TrainStep("backstep", model, &OnDevice(given, model.device(), &moved), &target).detach();
+  });
 }
 
 RunMetrics run(Handle m) {
   nn::Model& model = nn::ModelOf("run", m)->model();
   if (!model.train_data.input.defined()) Fail("run: no training data");
   const nn::RunOptions& o = model.train.get();
-  return EndingTheEpochOnError(m, DataMode::kTrain, [&] {
+  return EndingTheEpochOnError("run", m, DataMode::kTrain, [&] {
     // Under `graph (checked before the epoch starts), full-size batches replay a captured step
     // (api/model/graphed_steps.h).
     std::optional<GraphedSteps> graphed;
@@ -304,7 +318,7 @@ RunMetrics testrun(Handle m) {
   if (!model.test_data.input.defined()) Fail("testrun: no test data");
   const nn::RunOptions& o = model.test.get();
   c10::NoGradGuard no_grad;
-  return EndingTheEpochOnError(m, DataMode::kTest, [&] {
+  return EndingTheEpochOnError("testrun", m, DataMode::kTest, [&] {
     model_batchinit(m, DataMode::kTest);
     const std::int64_t batches = AllBatches(m, DataMode::kTest, o);
     if (model.group) distributed::CheckEpoch("testrun", *model.group, model, o, batches);

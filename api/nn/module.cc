@@ -15,6 +15,7 @@
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
+#include "runtime/out_of_memory.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
@@ -177,7 +178,7 @@ Result forward(Handle q, absl::Span<const Operand> operands, ForwardMode mode,
     absl::Cleanup restore = [&] {
       if (eval) module->train(was_training);
     };
-    out = kind.forward(*module, inputs);
+    out = NamingOutOfMemory(fn, [&] { return kind.forward(*module, inputs); });
   }
   return nn::EmitOutput(fn, std::move(out), as_handle);
 }

@@ -14,6 +14,7 @@
 #include "api/nn/optimizer_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
+#include "runtime/out_of_memory.h"
 #include "scope/scope_stack.h"
 
 namespace kscope {
@@ -213,7 +214,7 @@ OptimizerDescription describe_opt(Handle o, bool all_options) {
 void step(Handle o) {
   auto object = nn::OptimizerOf("step", o);
   if (const char* refusal = object->spec().kind->step_refusal) Fail("%s", refusal);
-  object->optimizer().step();
+  NamingOutOfMemory("step", [&] { object->optimizer().step(); });
 }
 
 namespace {

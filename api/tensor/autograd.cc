@@ -14,6 +14,7 @@
 #include "api/nn/optimizer_object.h"
 #include "runtime/errors.h"
 #include "runtime/handle_table.h"
+#include "runtime/out_of_memory.h"
 #include "runtime/torch_compat.h"
 #include "scope/scope_stack.h"
 
@@ -111,10 +112,12 @@ std::optional<BackwardMode> BackwardModeFromName(absl::string_view name) {
   return std::nullopt;
 }
 
-void backward(Handle h, BackwardMode mode) { Backward(h, nullptr, mode); }
+void backward(Handle h, BackwardMode mode) {
+  NamingOutOfMemory("backward", [&] { Backward(h, nullptr, mode); });
+}
 
 void backward(Handle h, const Operand& gradient, BackwardMode mode) {
-  Backward(h, &gradient, mode);
+  NamingOutOfMemory("backward", [&] { Backward(h, &gradient, mode); });
 }
 
 at::Tensor grad(Handle h) { return HostCopy(TensorOf("grad", h).grad()); }

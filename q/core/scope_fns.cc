@@ -1,6 +1,8 @@
 // kscope's own q functions, on the scope layer: scope endscope withscope leaks.
 //
 //   s:scope[]            open a scope on this thread; its id
+//   s:scope`footprint    the same, the scope tracking its memory footprint (footprint s while it
+//                        is open, footprint[] after it closes: q/env/memory_fns.cc)
 //   endscope s           close it, freeing everything it owns
 //   endscope(s;r)        close it, handing every pointer found anywhere in r (atom, list,
 //                        dictionary, table) to the parent scope; returns r
@@ -10,8 +12,9 @@
 //   c:leaks[]            a leak checkpoint (api/core/leak_check.h): the last pointer id so far
 //   leaks c              obj[]'s rows of the pointers made since c and still alive
 //   leaks(c;`free)       frees them; how many it freed
-//   leaks(c;`check)      frees them and signals 'leaks: ... naming each (class and origin) if
-//                        there were any; `::` if none (q/kscope.q's .kscope.leaks.check)
+//   leaks(c;`check)      frees them and signals 'leaks: ... naming each (class and origin) and
+//                        the bytes they held per device if there were any; `::` if none
+//                        (q/kscope.q's .kscope.leaks.check)
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -48,8 +51,18 @@ ScopeId ScopeIdOf(const Args& a) {
   return static_cast<ScopeId>(id);
 }
 
-K OpenScope_(K) {
-  return Guard([] { return kabi::kj(static_cast<long long>(OpenScope())); });
+K OpenScope_(K x) {
+  return Guard([&] {
+    const Args a("scope", x);
+    Footprint footprint = Footprint::kUntracked;
+    if (!a.empty()) {
+      if (a.size() != 1 || !a.IsSymbolAt(0) || a.SymbolAt(0) != "footprint") {
+        Fail("scope: expecting no argument or `footprint, given %s", KName(x));
+      }
+      footprint = Footprint::kTracked;
+    }
+    return kabi::kj(static_cast<long long>(OpenScope(footprint)));
+  });
 }
 
 K EndScope(K x) {
@@ -118,10 +131,12 @@ K Leaks(K x) {
     check.Release();
     if (mode == "free") return kabi::kj(static_cast<long long>(leaks.size()));
     if (leaks.empty()) return K{nullptr};
-    Fail("leaks: %d pointer(s) left behind, now freed: %s", leaks.size(),
-         absl::StrJoin(leaks, ", ", [](std::string* out, const ObjectRow& row) {
-           absl::StrAppend(out, ClassName(row.object_class), " from ", row.origin);
-         }));
+    Fail("leaks: %d pointer(s) left behind, now freed: %s; bytes left: %s", leaks.size(),
+         absl::StrJoin(leaks, ", ",
+                       [](std::string* out, const ObjectRow& row) {
+                         absl::StrAppend(out, ClassName(row.object_class), " from ", row.origin);
+                       }),
+         BytesText(LeakCheck::BytesByDevice(leaks)));
   });
 }
 

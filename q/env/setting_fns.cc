@@ -1,9 +1,10 @@
 // setting[] -> dictionary of every setting; setting`name -> its value; setting(`name;value)
 // sets a writable one. ktorch's keys in ktorch's order (libtorch's build features and global
 // flags, api/env/environment.h; the plugin's own, q/env/settings.h), then kscope's strict,
-// foreach (multi-tensor optimizer steps, api/nn/optimizer.h), fused (fused adam/adamw kernels)
-// and scope. One table row per setting; a setter reads its value (a boolean, or a long) before
-// changing anything.
+// foreach (multi-tensor optimizer steps, api/nn/optimizer.h), fused (fused adam/adamw kernels),
+// scope and footprint (every scope opened tracks its memory footprint and reports it on stderr
+// as it closes: scope/scope_footprint.h). One table row per setting; a setter reads its value (a
+// boolean, or a long) before changing anything.
 #include <atomic>
 #include <functional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "q/exports.h"
 #include "q/guard.h"
 #include "runtime/errors.h"
+#include "scope/scope_footprint.h"
 #include "scope/scope_stack.h"
 
 namespace kscope::q {
@@ -72,6 +74,8 @@ constexpr SettingEntry kSettings[] = {
     {"fused", [] { return kabi::kb(fused_steps()); },
      [](const Args& a) { set_fused_steps(a.BoolAt(1)); }, nullptr},
     {"scope", [] { return kabi::kj(ScopeDepth()); }, nullptr, "it is the depth of the open scopes"},
+    {"footprint", [] { return kabi::kb(FootprintReports()); },
+     [](const Args& a) { SetFootprintReports(a.BoolAt(1)); }, nullptr},
 };
 
 const SettingEntry& Find(const std::string& name) {
