@@ -29,10 +29,16 @@ struct TrackedScope {
   std::unique_ptr<MemoryWindow> window;
 };
 
-// This thread's tracked scopes, outermost first, and the footprint of the last one closed.
+// This thread's tracked scopes, outermost first, and the footprint of the last one closed. A
+// thread that ends with tracked scopes open (their handles released by the scope stack) takes
+// them out of the count.
 struct ThreadFootprints {
   std::vector<TrackedScope> open;
   std::optional<ClosedFootprint> last_closed;
+
+  ~ThreadFootprints() {
+    tracked_open.fetch_sub(static_cast<std::int64_t>(open.size()), std::memory_order_relaxed);
+  }
 };
 ThreadFootprints& ThisThreadsFootprints() {
   thread_local ThreadFootprints footprints;
@@ -49,12 +55,17 @@ void WriteToStderr(const ClosedFootprint& f) {
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// Calls the reporter outside the lock: it may open and close scopes of its own.
 void ReportFootprint(const ClosedFootprint& f) {
-  absl::MutexLock lock(&reporter_mu);
-  if (reporter == nullptr) {
-    WriteToStderr(f);
+  FootprintReporter report;
+  {
+    absl::MutexLock lock(&reporter_mu);
+    if (reporter != nullptr) report = *reporter;
+  }
+  if (report) {
+    report(f);
   } else {
-    (*reporter)(f);
+    WriteToStderr(f);
   }
 }
 

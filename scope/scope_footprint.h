@@ -9,7 +9,7 @@
 // A scope tracks its footprint when opened with Footprint::kTracked (q: scope`footprint), or
 // when footprint reports are on (SetFootprintReports(true); q: setting`footprint): then every
 // scope opened tracks it and, as it closes (after releasing its handles), hands its footprint to
-// the reporter, by default one line per device on stderr:
+// the reporter, by default one line on stderr (devices separated by ';'):
 //   kscope: scope 7 (depth 1) closed: cpu start 1024 allocated 8192 freed 8192 peak 9216 bytes
 // Untracked scopes cost nothing more than before; opening a tracked one reads every device's
 // counters and resets their raw peaks (see memory_window.h).
@@ -44,7 +44,8 @@ std::optional<ClosedFootprint> LastClosedFootprint();
 // Footprint reports: every scope opened while on tracks its footprint and reports it at close.
 void SetFootprintReports(bool on);
 bool FootprintReports();
-// Where reports go (null: back to the default, stderr). Called on the closing thread.
+// Where reports go (null: back to the default, stderr). Called on the closing thread, outside
+// kscope's locks: it may use scopes itself.
 using FootprintReporter = std::function<void(const ClosedFootprint&)>;
 void SetFootprintReporter(FootprintReporter reporter);
 

@@ -1,20 +1,14 @@
 #include "api/model/checkpoint_file.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
-#include <c10/util/Exception.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 
 #include "absl/strings/str_cat.h"
+#include "api/core/pickle_file.h"
 #include "runtime/errors.h"
 
 namespace kscope {
@@ -207,47 +201,17 @@ CheckpointFile Decode(const IValue& v, const std::string& path) {
   return s;
 }
 
-void WriteBytes(const std::string& path, const std::vector<char>& bytes) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) Fail("checkpoint: cannot write %s: %s", temporary, std::strerror(errno));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    Fail("checkpoint: cannot write %s: %s", path, std::strerror(error));
-  }
-}
-
 }  // namespace
 
 CheckpointFile ReadCheckpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Fail("resume: cannot read %s: %s", path, std::strerror(errno));
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
-                                std::istreambuf_iterator<char>());
-  try {
-    return Decode(torch::jit::pickle_load(bytes), path);
-  } catch (const Error&) {
-    throw;
-  } catch (const c10::Error& e) {
-    Fail("resume: %s is not a kscope checkpoint (%s)", path, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    Fail("resume: %s is not a kscope checkpoint (%s)", path, e.what());
-  }
+  CheckpointFile file;
+  ReadPickleFile("resume", path, "a kscope checkpoint",
+                 [&](const IValue& value) { file = Decode(value, path); });
+  return file;
 }
 
 void WriteCheckpoint(const std::string& path, const CheckpointFile& contents) {
-  std::vector<char> bytes;
-  try {
-    bytes = torch::jit::pickle_save(Encode(contents));
-  } catch (const c10::Error& e) {
-    Fail("checkpoint: %s", e.what_without_backtrace());
-  }
-  WriteBytes(path, bytes);
+  WritePickleFile("checkpoint", path, Encode(contents));
 }
 
 }  // namespace kscope

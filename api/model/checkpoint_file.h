@@ -11,8 +11,9 @@
 // last two were added lack them and read as an empty list and the initial scale. Tensors are
 // written as host copies.
 //
-// WriteCheckpoint writes `path`.tmp and renames it to `path`, so a crash while writing leaves an
-// earlier file at `path` whole; kscope::Error "checkpoint: cannot write <file>: <reason>".
+// WriteCheckpoint writes `path`.tmp and renames it to `path` (api/core/pickle_file.h), so a crash
+// while writing leaves an earlier file at `path` whole; kscope::Error "checkpoint: cannot write
+// <file>: <reason>".
 // ReadCheckpoint: kscope::Error "resume: cannot read <path>: <reason>", "resume: <path> is not a
 // kscope checkpoint (<what did not read>)", or one of another version. Thread-safety: any thread;
 // one file must not be written by two calls at once.

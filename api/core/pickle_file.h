@@ -1,0 +1,30 @@
+// Pickle files — PyTorch's pickle archives (torch::jit::pickle_save and pickle_load: what
+// Python's torch.save writes and torch.load reads) as files, for checkpoints and state dicts.
+//
+// WritePickleFile writes `path`.tmp and renames it to `path`, so a crash while writing leaves an
+// earlier file at `path` whole. ReadPickleFile reads the whole file and hands the unpickled value
+// to `decode`; a file that does not unpickle, and a libtorch error or std::exception thrown by
+// decode (a value of the wrong type), are "<fn>: <path> is not <what> (<reason>)"; a
+// kscope::Error from decode passes unchanged.
+//
+// Errors: kscope::Error "<fn>: cannot read <path>: <reason>" / "<fn>: cannot write <path>:
+// <reason>", and the above. Thread-safety: any thread; one file must not be written by two calls
+// at once.
+#ifndef KSCOPE_API_CORE_PICKLE_FILE_H_
+#define KSCOPE_API_CORE_PICKLE_FILE_H_
+
+#include <string>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/functional/function_ref.h"
+
+namespace kscope {
+
+void ReadPickleFile(const char* fn, const std::string& path, const char* what,
+                    absl::FunctionRef<void(const c10::IValue&)> decode);
+void WritePickleFile(const char* fn, const std::string& path, const c10::IValue& value);
+
+}  // namespace kscope
+
+#endif  // KSCOPE_API_CORE_PICKLE_FILE_H_
