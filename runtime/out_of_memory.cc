@@ -18,7 +18,9 @@ namespace {
 
 ABSL_CONST_INIT absl::Mutex record_mu(absl::kConstInit);
 std::optional<OutOfMemoryRecord> last_record ABSL_GUARDED_BY(record_mu);  // trivially destroyed
-std::uint64_t records ABSL_GUARDED_BY(record_mu) = 0;
+// Failures recorded so far, written under the lock: while none is, LastOutOfMemory (read by
+// every NamingOutOfMemory call) takes no lock.
+std::atomic<std::uint64_t> records{0};
 
 std::string Describe(const std::string& call, const std::optional<OutOfMemoryRecord>& record,
                      const std::string& detail) {
@@ -34,10 +36,12 @@ std::string Describe(const std::string& call, const std::optional<OutOfMemoryRec
 
 void RecordOutOfMemory(c10::Device device, std::int64_t bytes) {
   absl::MutexLock lock(&record_mu);
-  last_record = OutOfMemoryRecord{device, bytes, ++records};
+  last_record = OutOfMemoryRecord{device, bytes, records.load(std::memory_order_relaxed) + 1};
+  records.store(last_record->sequence, std::memory_order_release);
 }
 
 std::optional<OutOfMemoryRecord> LastOutOfMemory() {
+  if (records.load(std::memory_order_acquire) == 0) return std::nullopt;
   absl::MutexLock lock(&record_mu);
   return last_record;
 }

@@ -89,21 +89,18 @@ K DeviceMemory_(K x) {
   });
 }
 
-K ResetPeaks(K x) {
+// fn[]: `action`, taking no argument; returns ::.
+K NoArgumentCall(const char* fn, K x, void (*action)()) {
   return Guard([&] {
-    if (!Args("resetpeaks", x).empty()) Args("resetpeaks", x).Unrecognized();
-    reset_peak_memory();
+    const Args a(fn, x);
+    if (!a.empty()) a.Unrecognized();
+    action();
     return K{nullptr};
   });
 }
 
-K EmptyCache(K x) {
-  return Guard([&] {
-    if (!Args("emptycache", x).empty()) Args("emptycache", x).Unrecognized();
-    empty_cache();
-    return K{nullptr};
-  });
-}
+K ResetPeaks(K x) { return NoArgumentCall("resetpeaks", x, reset_peak_memory); }
+K EmptyCache(K x) { return NoArgumentCall("emptycache", x, empty_cache); }
 
 K MemoryLimit(K x) {
   return Guard([&] {
