@@ -61,6 +61,8 @@ DistributedExports();  // group allreduce broadcast allgather barrier distribute
 std::vector<Export>
 MemoryExports();  // devicememory resetpeaks emptycache memorylimit footprint (api/env/memory.h)
 std::vector<Export>
+PyTorchExports();  // savestatedict loadstatedict savescript (api/nn/state_dict.h, torchscript.h)
+std::vector<Export>
 RandomExports();  // bernoulli multinomial normal uniform random cauchy ... (fills in place)
 
 }  // namespace kscope::q

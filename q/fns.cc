@@ -63,7 +63,8 @@ extern "C" __attribute__((visibility("default"))) K fns(K) {
           kscope::q::BatchExports(),         kscope::q::ModelExports(),
           kscope::q::InitExports(),          kscope::q::RandomExports(),
           kscope::q::ComplexSparseExports(), kscope::q::ImageExports(),
-          kscope::q::DistributedExports(),   kscope::q::MemoryExports()}) {
+          kscope::q::DistributedExports(),   kscope::q::MemoryExports(),
+          kscope::q::PyTorchExports()}) {
       all.insert(all.end(), group.begin(), group.end());
     }
     K names = kabi::ktn(kabi::kSymbol, 0);

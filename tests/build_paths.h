@@ -13,6 +13,7 @@ extern const char* const kPluginPath;             // q/ktorch.so, the q plugin
 extern const char* const kEchoPluginPath;         // the k host's minimal test plugin
 extern const char* const kDistributedWorkerPath;  // tests/distributed_worker, one rank
 extern const char* const kDifferentialDir;        // tests/differential in the source tree
+extern const char* const kPyTorchInteropScript;   // tests/pytorch_interop.py in the source tree
 
 }  // namespace kscope::testing
 

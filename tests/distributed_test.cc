@@ -27,6 +27,7 @@
 #include "tests/error_text.h"
 #include "tests/free_port.h"
 #include "tests/optimizer_test_util.h"
+#include "tests/python_torch.h"
 #include "tests/temp_directory.h"
 #include "tests/test_fixture.h"
 
@@ -242,25 +243,11 @@ TEST_F(DistributedTest, SlurmPlacedRanksTrainAsOneProcess) {
   EXPECT_THAT(RunProcesses(std::move(ranks)), Each(Eq(0)));
 }
 
-// A Python whose torch has torch.distributed.run (torchrun): $KSCOPE_PYTHON, python3, or
-// Debian's /usr/bin/python3 (python3-torch); "" when none has.
-std::string TorchrunPython() {
-  std::vector<std::string> candidates = {"python3", "/usr/bin/python3"};
-  if (const char* chosen = std::getenv("KSCOPE_PYTHON"))
-    candidates.insert(candidates.begin(), chosen);
-  for (const std::string& python : candidates) {
-    const std::vector<int> status = RunProcesses(
-        {{{"/bin/sh", "-c", python + " -c 'import torch.distributed.run' >/dev/null 2>&1"}, {}}});
-    if (status[0] == 0) return python;
-  }
-  return "";
-}
-
 // torchrun --standalone starting two ranks; torch 2.x's serves the store itself (its agent
 // store), 1.13's leaves it to rank 0. `-r 1 -t 1` (redirect and tee stdout): torchrun 1.13's
 // default of 0 fails to parse under Python 3.11.
 TEST_F(DistributedTest, TorchrunLaunchedRanksTrainAsOneProcess) {
-  const std::string python = TorchrunPython();
+  const std::string python = testing::PythonWithModule("torch.distributed.run");
   if (python.empty()) {
     const std::string why =
         "no python3 with torch.distributed.run (Debian's python3-torch, or KSCOPE_PYTHON)";

@@ -30,6 +30,13 @@ inline ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> posit
   return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
 }
 
+// A sequential container of `children`.
+inline ModuleDefinition Sequential(std::vector<ModuleDefinition> children) {
+  ModuleDefinition d = Def("sequential");
+  d.children = std::move(children);
+  return d;
+}
+
 // The module's parameters by name (host copies).
 using Parms = std::map<std::string, at::Tensor>;
 

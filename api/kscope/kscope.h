@@ -26,7 +26,8 @@
 //     api/model/batchnorm.h: batchnorm statistics recomputed over a model's training data;
 //     api/model/checkpoint.h: checkpoint and resume, a model's training saved to a file);
 //   - module buffers, submodules, freezing and parameter copies (api/nn/module_parameters.h), and
-//     module state, recreation and clone (api/nn/module_state.h);
+//     module state, recreation and clone (api/nn/module_state.h); PyTorch state dicts in and
+//     out (api/nn/state_dict.h: save_state_dict, load_state_dict);
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
 //     (api/data/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/data/batch_window.h, api/data/shuffle.h);
@@ -83,6 +84,7 @@
 #include "api/nn/module_state.h"
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_state.h"
+#include "api/nn/state_dict.h"
 #include "api/tensor/autograd.h"
 #include "api/tensor/complex_parts.h"
 #include "api/tensor/container.h"

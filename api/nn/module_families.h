@@ -42,8 +42,9 @@ std::vector<ModuleKind> RecurrentKinds();  // rnn gru lstm
 std::vector<ModuleKind>
 TransformerKinds();  // attention transformer encoderlayer decoderlayer encoder decoder
 std::vector<ModuleKind>
-ContainerKinds();           // seqnest seqlist seqdict seqjoin fork residual recur ...
-ModuleKind CallbackKind();  // callback (api/nn/callback_registry.h)
+ContainerKinds();              // seqnest seqlist seqdict seqjoin fork residual recur ...
+ModuleKind CallbackKind();     // callback (api/nn/callback_registry.h)
+ModuleKind TorchScriptKind();  // torchscript (api/nn/torchscript.h)
 // The k-api layers (not PyTorch modules; ktorch's docs/kmodules.rst):
 std::vector<ModuleKind>
 KShapeKinds();  // cat mul matmul expand reshape permute transpose squeeze ...

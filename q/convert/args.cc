@@ -1,5 +1,6 @@
 #include "q/convert/args.h"
 
+#include "absl/strings/strip.h"
 #include "q/convert/convert.h"
 #include "runtime/errors.h"
 
@@ -79,6 +80,10 @@ bool Args::BoolAt(std::size_t i) const {
 std::string Args::SymbolAt(std::size_t i) const {
   if (!IsSymbolAt(i)) Expected(i, "symbol");
   return SymbolText((*this)[i]);
+}
+
+std::string Args::FileAt(std::size_t i) const {
+  return std::string(absl::StripPrefix(SymbolAt(i), ":"));
 }
 
 std::vector<std::string> Args::SymbolsAt(std::size_t i) const {

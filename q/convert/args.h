@@ -46,6 +46,7 @@ class Args {
       std::size_t i) const;          // a boolean, byte, short, int, long, real or float atom
   bool BoolAt(std::size_t i) const;  // a boolean atom
   std::string SymbolAt(std::size_t i) const;
+  std::string FileAt(std::size_t i) const;  // a symbol naming a file, `:path (hsym) or `path
   std::vector<std::string> SymbolsAt(std::size_t i) const;  // a symbol atom or vector
   std::vector<std::int64_t> LongsAt(std::size_t i) const;   // an integer atom or vector
   Operand OperandAt(std::size_t i) const;                   // a pointer, or a copy of k data

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "q/convert/convert.h"
 #include "runtime/errors.h"
 
@@ -9,6 +10,10 @@ namespace kscope::q {
 namespace {
 
 using kabi::K;
+
+// A symbol that is a q file handle (`:path): an option value (torchscript's `file), never a
+// module's name or kind.
+bool IsFileHandle(absl::string_view symbol) { return absl::StartsWith(symbol, ":"); }
 
 bool IsDepthValuePairs(K x) {
   if (x->t != kabi::kMixed || x->n == 0) return false;
@@ -25,7 +30,8 @@ ModuleDefinition Single(K x);
 // Whether x can stand as a subtree: a symbol (a module without options), a symbol list
 // (`kind`name) or a general list (a definition, or a module with its children).
 bool IsTreeLike(K x) {
-  return IsSymbol(x) || x->t == kabi::kSymbol || (x->t == kabi::kMixed && !IsPointer(x));
+  return (IsSymbol(x) && !IsFileHandle(SymbolText(x))) || x->t == kabi::kSymbol ||
+         (x->t == kabi::kMixed && !IsPointer(x));
 }
 
 // ktorch's nested tree (its knn.cpp, mtree): a general list is its first item's module with
@@ -69,7 +75,13 @@ ModuleDefinition FromPairs(K x) {
 ModuleDefinition Single(K x) {
   if (IsSymbol(x)) return ModuleDefinition{SymbolText(x), "", {}, {}, {}};
   if (x->t == kabi::kSymbol && (x->n == 1 || x->n == 2)) {
-    return ModuleDefinition{kabi::Symbols(x)[0], x->n == 2 ? kabi::Symbols(x)[1] : "", {}, {}, {}};
+    ModuleDefinition d{kabi::Symbols(x)[0], "", {}, {}, {}};
+    if (x->n == 2 && IsFileHandle(kabi::Symbols(x)[1])) {
+      d.positional.emplace_back(std::string(kabi::Symbols(x)[1]));
+    } else if (x->n == 2) {
+      d.name = kabi::Symbols(x)[1];
+    }
+    return d;
   }
   if (x->t == kabi::kMixed && x->n == 0) Fail("module: empty list");  // ktorch's text
   if (x->t != kabi::kMixed || !IsSymbol(kabi::Items(x)[0])) {
@@ -79,6 +91,7 @@ ModuleDefinition Single(K x) {
   const std::vector<std::string> names = module_options(d.kind);
   long long next = 1;
   if (next < x->n && IsSymbol(kabi::Items(x)[next]) &&
+      !IsFileHandle(SymbolText(kabi::Items(x)[next])) &&
       std::find(names.begin(), names.end(), SymbolText(kabi::Items(x)[next])) == names.end()) {
     d.name = SymbolText(kabi::Items(x)[next++]);
   }

@@ -3,7 +3,9 @@
 // A definition: `relu, `relu`name, (`linear;64;10), (`linear;`name;64;10;`bias;0b), options as a
 // trailing dictionary, enlist(defn); a tree: (head; enlist child1; enlist child2; ..) as seq()
 // builds it; or depth-value pairs ((0;`sequential);(1;(`linear;64;10));(1;`relu)). Options come
-// back as a symbol -> value dictionary. Errors: kscope::Error naming `fn`. Arguments borrowed.
+// back as a symbol -> value dictionary. A file handle (`:path) after the kind is an option value
+// (`torchscript`:m.pt, (`torchscript;`:m.pt)), never a name. Errors: kscope::Error naming `fn`.
+// Arguments borrowed.
 #ifndef KSCOPE_Q_CONVERT_K_DEFINITION_H_
 #define KSCOPE_Q_CONVERT_K_DEFINITION_H_
 

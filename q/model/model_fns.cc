@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/strip.h"
 #include "api/core/pointer.h"
 #include "api/model/checkpoint.h"
 #include "api/model/model.h"
@@ -246,15 +245,11 @@ K Run(const char* fn, nn::DataMode mode, K x) {
   });
 }
 
-std::string FileAt(const Args& a, std::size_t i) {
-  return std::string(absl::StripPrefix(a.SymbolAt(i), ":"));
-}
-
 K Checkpoint(K x) {
   return Guard([&] {
     const Args a("checkpoint", x);
     if (a.size() != 3) a.Unrecognized();
-    checkpoint(a.PointerAt(0), FileAt(a, 1), a.LongAt(2));
+    checkpoint(a.PointerAt(0), a.FileAt(1), a.LongAt(2));
     return Null();
   });
 }
@@ -263,7 +258,7 @@ K Resume(K x) {
   return Guard([&] {
     const Args a("resume", x);
     if (a.size() != 2) a.Unrecognized();
-    return kabi::kj(resume(a.PointerAt(0), FileAt(a, 1)));
+    return kabi::kj(resume(a.PointerAt(0), a.FileAt(1)));
   });
 }
 

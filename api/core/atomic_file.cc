@@ -1,0 +1,22 @@
+#include "api/core/atomic_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/cleanup/cleanup.h"
+#include "runtime/errors.h"
+
+namespace kscope {
+
+void WriteFileAtomically(const char* fn, const std::string& path,
+                         absl::FunctionRef<void(const std::string& temporary)> write) {
+  const std::string temporary = path + ".tmp";
+  absl::Cleanup remove = [&] { std::remove(temporary.c_str()); };
+  write(temporary);
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    Fail("%s: cannot write %s: %s", fn, path, std::strerror(errno));
+  std::move(remove).Cancel();
+}
+
+}  // namespace kscope
