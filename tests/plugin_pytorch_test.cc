@@ -10,12 +10,17 @@
 #include <string>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "tests/plugin_fixture.h"
 #include "tests/python_torch.h"
 #include "tests/temp_directory.h"
 
 namespace kscope::testing {
 namespace plugin_pytorch_test {
+
+// Whether this libtorch line has AOTInductor's package loader (the pt2 kind).
+constexpr bool kTorch2 = TORCH_VERSION_MAJOR >= 2;
 
 class PyTorchFnsTest : public PluginTest {
  protected:
@@ -63,6 +68,18 @@ TEST_F(PyTorchFnsTest, BadArgumentsAndFilesAreNamed) {
   EXPECT_EQ(Error("module", List({kq::Sym("torchscript"), kq::Sym(":" + dir.Join("none.pt"))})),
             "torchscript: cannot read " + dir.Join("none.pt") + ": No such file or directory");
   Call("free", List({q.share(), t.share()}));
+}
+
+// q)help`torchscript / help`pt2: ktorch's dictionary of a kind, with the PyTorch class it loads.
+TEST_F(PyTorchFnsTest, HelpDescribesTheKindsThatLoadPyTorchModels) {
+  for (const auto& [kind, pytorch] :
+       {std::pair<const char*, const char*>{"torchscript", "torch.jit.ScriptModule"},
+        {"pt2", "torch.export.ExportedProgram"}}) {
+    KRef help = Call("help", KRef(kq::Sym(kind)));
+    EXPECT_EQ(S1(At(help, "module")), std::string("`") + kind);
+    EXPECT_THAT(S1(At(help, "pytorch")), ::testing::HasSubstr(pytorch));
+    EXPECT_THAT(S1(At(help, "options")), ::testing::HasSubstr("`file"));
+  }
 }
 
 // A real matrix of k data from values in row-major order.
@@ -121,7 +138,7 @@ class PyTorchSessionTest : public PyTorchFnsTest {
 // q)train(m;`batchsize;8); data(m;X;Y); do[20;run m]
 // q)savestatedict(m;`:mlp.kscope.pt)                / model.load_state_dict(torch.load(...))
 TEST_F(PyTorchSessionTest, APyTorchModelLoadedEvaluatedFineTunedAndHandedBack) {
-  const Input in = PyTorchInput("mlp");
+  const TextTensor in = PyTorchText("mlp.x.txt");
   ASSERT_EQ(in.sizes, (std::vector<std::int64_t>{5, 6}));
   KRef x = RealMatrix(in.values, 5);
   KRef q = Mlp("(`sequential;(`linear;6;16);`relu;(`linear;16;4))");
@@ -154,7 +171,7 @@ TEST_F(PyTorchSessionTest, APyTorchModelLoadedEvaluatedFineTunedAndHandedBack) {
 // q)s:module(`torchscript;`:mlp.script.pt)   / torch.jit.script output
 // q)savescript(s;`:mlp.kscope.script.pt)     / torch.jit.load reads it
 TEST_F(PyTorchSessionTest, ATorchScriptModuleMadeAndSavedBack) {
-  KRef x = RealMatrix(PyTorchInput("mlp").values, 5);
+  KRef x = RealMatrix(PyTorchText("mlp.x.txt").values, 5);
   KRef s = Call("module", List({kq::Sym("torchscript"), FileSym("mlp.script.pt").share()}));
   EXPECT_EQ(S1(Call("parmnames", s)), "`0.weight`0.bias`2.weight`2.bias");
   Call("parm", List({s.share(), kq::Sym("2.bias"), kq::Reals({1, 2, 3, 4})}));
@@ -163,6 +180,30 @@ TEST_F(PyTorchSessionTest, ATorchScriptModuleMadeAndSavedBack) {
             "::");
   ExpectPyTorchComputes("script", y);
   Call("free", s);
+}
+
+// q)e:module(`pt2;`:mlp.cpu.pt2)   / torch.export + AOTInductor (libtorch 2.x; refused on 1.13)
+// q)evaluate(e;x)                   / what PyTorch computed
+TEST_F(PyTorchSessionTest, AnExportedPackageEvaluatesKData) {
+  KRef x = RealMatrix(PyTorchText("mlp.x.txt").values, 5);
+  if (!kTorch2) {
+    EXPECT_THAT(Error("module", List({kq::Sym("pt2"), FileSym("mlp.cpu.pt2").share()})),
+                ::testing::StartsWith("pt2: torch.export packages need libtorch 2.x"));
+    return;
+  }
+  const CommandResult& made = Pt2Package("cpu");
+  ASSERT_EQ(made.status, 0) << made.output;
+  KRef e = Call("module", List({kq::Sym("pt2"), FileSym("mlp.cpu.pt2").share()}));
+  KRef y = Call("evaluate", List({e.share(), x.share()}));
+  const std::vector<double> ours = Flat(y);
+  const TextTensor pytorch = PyTorchText("mlp.y.txt");
+  ASSERT_EQ(ours.size(), pytorch.values.size());
+  // AOTInductor's compiled kernels sum in their own order: agreement to float rounding.
+  for (std::size_t i = 0; i < ours.size(); ++i) EXPECT_NEAR(ours[i], pytorch.values[i], 1e-5);
+  EXPECT_EQ(Error("training", List({e.share(), kq::Bool(true)})),
+            "pt2: a torch.export package runs inference only: it has no parameters to train (use "
+            "forward, nforward or evaluate)");
+  Call("free", e);
 }
 
 }  // namespace plugin_pytorch_test

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -54,16 +55,27 @@ std::string PyTorchMissing() {
              : "";
 }
 
-Input PyTorchInput(const std::string& name) {
-  std::ifstream text(PyTorchFiles().File(name + ".x.txt"));
+TextTensor PyTorchText(const std::string& file) {
+  std::ifstream text(PyTorchFiles().File(file));
   std::string sizes_line, values_line;
   std::getline(text, sizes_line);
   std::getline(text, values_line);
-  Input in;
+  TextTensor t;
   std::istringstream sizes(sizes_line), values(values_line);
-  for (std::int64_t n; sizes >> n;) in.sizes.push_back(n);
-  for (float v; values >> v;) in.values.push_back(v);
-  return in;
+  for (std::int64_t n; sizes >> n;) t.sizes.push_back(n);
+  for (float v; values >> v;) t.values.push_back(v);
+  return t;
+}
+
+const CommandResult& Pt2Package(const std::string& device) {
+  static auto* const made = new std::map<std::string, CommandResult>();
+  auto [it, fresh] = made->try_emplace(device, CommandResult{-1, ""});
+  if (fresh) {
+    const MadeFiles& files = PyTorchFiles();
+    it->second =
+        RunCommand({files.python, kPyTorchInteropScript, "makept2", files.dir.path(), device});
+  }
+  return it->second;
 }
 
 PyTorchOutput PyTorchOutputOf(const std::string& name, const std::string& form) {

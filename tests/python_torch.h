@@ -45,12 +45,18 @@ const MadeFiles& PyTorchFiles();
 // Why the interop tests cannot run here ("" when they can): no Python with torch.
 std::string PyTorchMissing();
 
-// Architecture `name`'s input x from NAME.x.txt: its values, flattened, and sizes.
-struct Input {
+// A tensor pytorch_interop.py wrote as text (NAME.x.txt, NAME.y.txt): its sizes and its values,
+// flattened.
+struct TextTensor {
   std::vector<std::int64_t> sizes;
   std::vector<float> values;
 };
-Input PyTorchInput(const std::string& name);
+TextTensor PyTorchText(const std::string& file);
+
+// The mlp exported by torch.export and compiled by AOTInductor for `device` (cpu or cuda), made
+// the first time a device is asked for (pytorch_interop.py makept2): how making it went; the
+// package is PyTorchFiles().File("mlp.<device>.pt2").
+const CommandResult& Pt2Package(const std::string& device);
 
 // What PyTorch computes on architecture `name`'s input from kscope's file for it
 // (pytorch_interop.py output: `form` statedict reads NAME.kscope.pt, script

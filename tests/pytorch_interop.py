@@ -4,9 +4,13 @@ written and read by PyTorch itself.
   python pytorch_interop.py make DIR
       for each architecture NAME: DIR/NAME.pt, the model's state dict
       (torch.save(model.state_dict())), DIR/NAME.io.pt, {"x": input, "y": its output}, and
-      DIR/NAME.x.txt, x's sizes on one line and its values on the next (for k data); and
+      DIR/NAME.x.txt and DIR/NAME.y.txt, x's and y's sizes on one line and their values on the
+      next (for k data); and
       the TorchScript files DIR/mlp.script.pt (torch.jit.script) and DIR/convnet.script.pt
       (torch.jit.trace, in evaluation mode)
+  python pytorch_interop.py makept2 DIR DEVICE        (PyTorch 2.x)
+      DIR/mlp.DEVICE.pt2: the mlp of DIR/mlp.pt on DEVICE (cpu or cuda), exported by
+      torch.export with a dynamic batch size and compiled by AOTInductor into a package
   python pytorch_interop.py output DIR NAME statedict|script
       loads kscope's file for NAME: DIR/NAME.kscope.pt (savestatedict) strictly into a fresh
       NAME model, or DIR/NAME.kscope.script.pt (savescript) with torch.jit.load; prints
@@ -55,12 +59,25 @@ def make(directory):
         x = torch.randn(shape)
         torch.save(model.state_dict(), f"{directory}/{name}.pt")
         torch.save({"x": x, "y": output(model, x)}, f"{directory}/{name}.io.pt")
-        with open(f"{directory}/{name}.x.txt", "w") as text:
-            text.write(" ".join(map(str, x.shape)) + "\n" + numbers(x) + "\n")
+        for label, t in (("x", x), ("y", output(model, x))):
+            with open(f"{directory}/{name}.{label}.txt", "w") as text:
+                text.write(" ".join(map(str, t.shape)) + "\n" + numbers(t) + "\n")
         if name == "mlp":
             torch.jit.save(torch.jit.script(model), f"{directory}/mlp.script.pt")
         elif name == "convnet":
             torch.jit.save(torch.jit.trace(model, x), f"{directory}/convnet.script.pt")
+
+
+def make_pt2(directory, device):
+    build, _ = architectures()["mlp"]
+    model = build()
+    model.load_state_dict(torch.load(f"{directory}/mlp.pt"))
+    model = model.eval().to(device)
+    x = torch.load(f"{directory}/mlp.io.pt")["x"].to(device)
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    program = torch.export.export(model, (x,), dynamic_shapes=({0: batch},))
+    torch._inductor.aoti_compile_and_package(program,
+                                             package_path=f"{directory}/mlp.{device}.pt2")
 
 
 def kscope_output(directory, name, form):
@@ -78,5 +95,7 @@ def kscope_output(directory, name, form):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+    elif sys.argv[1] == "makept2":
+        make_pt2(sys.argv[2], sys.argv[3])
     else:
         kscope_output(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -8,7 +8,10 @@
 // TorchScript (the `torchscript` kind, api/nn/torchscript.h): a scripted MLP runs as PyTorch's
 // did, trains in a model by run and goes back by savescript to torch.jit.load, which computes
 // kscope's output; a traced convnet moves with `to`, clones, and goes back too; bad files and
-// modules of other kinds are refused, naming the call.
+// modules of other kinds are refused, naming the call. torch.export (the `pt2` kind, libtorch
+// 2.x): the mlp exported and compiled by AOTInductor evaluates as PyTorch computed, inside
+// scopes, and refuses training; the 1.13 line refuses the kind. The GPU twin loads all three
+// onto a CUDA device (the GPU suite runs it).
 //
 // Skips, saying why, when no Python with torch is found; CI sets KSCOPE_REQUIRE_PYTORCH so that
 // it fails there instead.
@@ -20,8 +23,10 @@
 #include <ATen/Functions.h>
 #include <ATen/core/Dict.h>
 #include <c10/core/GradMode.h>
+#include <torch/version.h>
 
 #include "api/core/move.h"
+#include "api/core/operand.h"
 #include "api/core/pickle_file.h"
 #include "api/model/model.h"
 #include "api/model/model_data.h"
@@ -33,6 +38,7 @@
 #include "api/nn/optimizer.h"
 #include "api/nn/state_dict.h"
 #include "api/nn/torchscript.h"
+#include "api/tensor/tensor.h"
 #include "gmock/gmock.h"
 #include "tests/error_text.h"
 #include "tests/module_case.h"
@@ -231,6 +237,38 @@ TEST_F(PyTorchInteropTest, BadTorchScriptFilesAndModulesAreRefused) {
             "savescript: expected a torchscript module, given sequential");
 }
 
+// An AOTInductor package of the mlp (made by this line's PyTorch 2.x) evaluated as a `pt2`
+// module inside scopes; training refused. On 1.13 the kind is refused, saying why.
+TEST_F(PyTorchInteropTest, AnExportedPackageEvaluatesAndRefusesTraining) {
+  auto scope = Scope::Open();
+  const std::string package = File("mlp.cpu.pt2");
+  const ModuleDefinition definition = Def("pt2", {package});
+  if (TORCH_VERSION_MAJOR < 2) {
+    EXPECT_THAT(ErrorOf([&] { module(definition); }),
+                ::testing::StartsWith("pt2: torch.export packages need libtorch 2.x"));
+    return;
+  }
+  const testing::CommandResult& made = testing::Pt2Package("cpu");
+  ASSERT_EQ(made.status, 0) << made.output;
+  const Handle e = module(definition);
+  EXPECT_THAT(parmnames(e), IsEmpty());
+  const auto [x, y] = InputAndOutput("mlp");
+  // AOTInductor's compiled kernels sum in their own order: agreement to float rounding.
+  EXPECT_LE(Difference(Output(e, x), y), 1e-5);
+  {
+    auto inner = Scope::Open();
+    const Handle out = forward(e, tensor(x));  // handles in, a handle of the inner scope out
+    EXPECT_LE(Difference(TensorOf("test", out), y), 1e-5);
+  }
+  EXPECT_EQ(ErrorOf([&] { training(e, true); }),
+            "pt2: a torch.export package runs inference only: it has no parameters to train (use "
+            "forward, nforward or evaluate)");
+  EXPECT_FALSE(training(e));
+  EXPECT_THAT(ErrorOf([&] { module(Def("pt2", {File("mlp.pt")})); }),
+              ::testing::StartsWith("pt2: " + File("mlp.pt") +
+                                    " is not a torch.export package compiled by AOTInductor ("));
+}
+
 // The GPU suite's (.ci/gpu-suite): PyTorch's files onto CUDA modules.
 using CudaPyTorchInteropTest = PyTorchInteropTest;
 
@@ -252,6 +290,12 @@ TEST_F(CudaPyTorchInteropTest, StateDictsAndTorchScriptOnAGpu) {
   to(s, cuda);
   const auto [mx, my] = InputAndOutput("mlp");
   EXPECT_LE(Difference(Output(s, mx.to(*cuda.device)).cpu(), my), 1e-5);
+  if (TORCH_VERSION_MAJOR >= 2) {  // an AOTInductor package compiled for the GPU
+    const testing::CommandResult& made = testing::Pt2Package("cuda");
+    ASSERT_EQ(made.status, 0) << made.output;
+    const Handle e = module(Def("pt2", {File("mlp.cuda.pt2")}));
+    EXPECT_LE(Difference(Output(e, mx).cpu(), my), 1e-5);  // k data moved to the package's GPU
+  }
 }
 
 }  // namespace

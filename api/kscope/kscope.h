@@ -27,7 +27,9 @@
 //     api/model/checkpoint.h: checkpoint and resume, a model's training saved to a file);
 //   - module buffers, submodules, freezing and parameter copies (api/nn/module_parameters.h), and
 //     module state, recreation and clone (api/nn/module_state.h); PyTorch state dicts in and
-//     out (api/nn/state_dict.h: save_state_dict, load_state_dict);
+//     out (api/nn/state_dict.h: save_state_dict, load_state_dict), TorchScript modules
+//     (api/nn/torchscript.h: torchscript, save_torchscript) and torch.export packages (the `pt2`
+//     module kind, libtorch 2.x);
 //   - batching and shuffling tensors, vectors and dictionaries in place without copies
 //     (api/data/batch.h: batch, batch_at, restore, shuffle), and the tensor-level machinery a model
 //     reuses (api/data/batch_window.h, api/data/shuffle.h);
@@ -85,6 +87,7 @@
 #include "api/nn/optimizer.h"
 #include "api/nn/optimizer_state.h"
 #include "api/nn/state_dict.h"
+#include "api/nn/torchscript.h"
 #include "api/tensor/autograd.h"
 #include "api/tensor/complex_parts.h"
 #include "api/tensor/container.h"

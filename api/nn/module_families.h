@@ -45,6 +45,7 @@ std::vector<ModuleKind>
 ContainerKinds();              // seqnest seqlist seqdict seqjoin fork residual recur ...
 ModuleKind CallbackKind();     // callback (api/nn/callback_registry.h)
 ModuleKind TorchScriptKind();  // torchscript (api/nn/torchscript.h)
+ModuleKind ExportedKind();     // pt2: torch.export packages (kinds/exported.cc)
 // The k-api layers (not PyTorch modules; ktorch's docs/kmodules.rst):
 std::vector<ModuleKind>
 KShapeKinds();  // cat mul matmul expand reshape permute transpose squeeze ...

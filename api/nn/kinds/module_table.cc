@@ -44,6 +44,7 @@ std::vector<ModuleKind> Kinds() {
   kinds.push_back(Sequential());
   kinds.push_back(CallbackKind());
   kinds.push_back(TorchScriptKind());
+  kinds.push_back(ExportedKind());
   kinds.push_back(Plain<torch::nn::IdentityImpl>("identity"));
   kinds.push_back(Leaf<torch::nn::LinearImpl>(
       "linear",

@@ -18,7 +18,7 @@
 namespace kscope::nn {
 namespace {
 
-constexpr char kKind[] = "torchscript";
+constexpr char kTorchScriptKind[] = "torchscript";
 
 // A submodule of a TorchScript module, as a libtorch module sharing its tensors.
 class ScriptPartImpl : public torch::nn::Module {};
@@ -38,11 +38,12 @@ void Mirror(const torch::jit::Module& script, torch::nn::Module& mirror) {
 
 torch::jit::Module Load(const std::string& path) {
   if (!std::ifstream(path, std::ios::binary))
-    Fail("%s: cannot read %s: %s", kKind, path, std::strerror(errno));
+    Fail("%s: cannot read %s: %s", kTorchScriptKind, path, std::strerror(errno));
   try {
     return torch::jit::load(path, c10::Device(c10::kCPU));
   } catch (const c10::Error& e) {
-    Fail("%s: %s is not a TorchScript module (%s)", kKind, path, e.what_without_backtrace());
+    Fail("%s: %s is not a TorchScript module (%s)", kTorchScriptKind, path,
+         e.what_without_backtrace());
   }
 }
 
@@ -71,11 +72,11 @@ class TorchScriptImpl : public torch::nn::Module {
     } else if (out.isTensorList()) {
       return out.toTensorVector();
     }
-    Fail("%s: forward returned %s, expecting a tensor, or a tuple or list of tensors", kKind,
-         out.tagKind());
+    Fail("%s: forward returned %s, expecting a tensor, or a tuple or list of tensors",
+         kTorchScriptKind, out.tagKind());
   }
 
-  at::Tensor forward(const at::Tensor& x) { return SingleOutput(kKind, Run({x})); }
+  at::Tensor forward(const at::Tensor& x) { return SingleOutput(kTorchScriptKind, Run({x})); }
 
   torch::jit::Module& script() { return script_; }
 
@@ -91,7 +92,7 @@ torch::jit::Module* ScriptModuleOf(torch::nn::Module& m) {
 }
 
 ModuleKind TorchScriptKind() {
-  return ModuleKind{kKind,
+  return ModuleKind{kTorchScriptKind,
                     {Required("file", OptionType::kSymbol)},
                     [](const OptionSet& o) -> std::shared_ptr<torch::nn::Module> {
                       return std::make_shared<TorchScriptImpl>(
