@@ -1,15 +1,16 @@
 // CheckpointFile — what a checkpoint file holds (api/model/checkpoint.h: the model's side) and
 // how it is written and read.
 //
-// The file is a PyTorch pickle archive (torch::jit::pickle_save; `torch.load` in Python reads
-// it) of one dictionary: `format` ("kscope checkpoint"), `version` (1), `epoch`, `parameters`
-// and `buffers` (lists of (name, tensor)), `optimizer` ((kind, each group's options as
-// (name, (type, value)), the parameter rows as (group, name, size), each parameter's buffers)),
-// `permutation` (a long vector or None), `shuffle generator` ((device, state) or None),
-// `cpu generator` (a state), `cuda generators` (a list of states, cuda:0's first) and `loss
-// scale` (fp16 training's scale and good steps, api/model/loss_scale.h); files written before the
-// last two were added lack them and read as an empty list and the initial scale. Tensors are
-// written as host copies.
+// The file is a PyTorch pickle archive (api/core/pickle_file.h; Python's `torch.load` reads it,
+// with weights_only=False on PyTorch 2.6 and later: libtorch writes its lists of numbers through
+// torch.jit._pickle, which the weights-only loader refuses) of one dictionary: `format` ("kscope
+// checkpoint"), `version` (1), `epoch`, `parameters` and `buffers` (lists of (name, tensor)),
+// `optimizer` ((kind, each group's options as (name, (type, value)), the parameter rows as (group,
+// name, size), each parameter's buffers)), `permutation` (a long vector or None), `shuffle
+// generator` ((device, state) or None), `cpu generator` (a state), `cuda generators` (a list of
+// states, cuda:0's first) and `loss scale` (fp16 training's scale and good steps,
+// api/model/loss_scale.h); files written before the last two were added lack them and read as an
+// empty list and the initial scale. Tensors are written as host copies.
 //
 // WriteCheckpoint writes `path`.tmp and renames it to `path` (api/core/pickle_file.h), so a crash
 // while writing leaves an earlier file at `path` whole; kscope::Error "checkpoint: cannot write
