@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -251,8 +250,7 @@ TEST_F(DistributedTest, TorchrunLaunchedRanksTrainAsOneProcess) {
   if (python.empty()) {
     const std::string why =
         "no python3 with torch.distributed.run (Debian's python3-torch, or KSCOPE_PYTHON)";
-    if (std::getenv("KSCOPE_REQUIRE_TORCHRUN") != nullptr) FAIL() << why;
-    GTEST_SKIP() << why;
+    KSCOPE_SKIP_UNLESS_REQUIRED("KSCOPE_REQUIRE_TORCHRUN", why);
   }
   std::vector<std::string> command = {python,
                                       "-m",

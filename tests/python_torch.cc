@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -90,6 +91,28 @@ PyTorchOutput PyTorchOutputOf(const std::string& name, const std::string& form) 
   for (double v; numbers >> v;) out.values.push_back(v);
   if (out.values.empty()) out.error = run.output;
   return out;
+}
+
+::testing::AssertionResult ValuesWithin(const std::vector<double>& ours,
+                                        const std::vector<double>& pytorch, double tolerance) {
+  if (pytorch.size() != ours.size())
+    return ::testing::AssertionFailure()
+           << "PyTorch has " << pytorch.size() << " values, kscope " << ours.size();
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    if (!(std::abs(ours[i] - pytorch[i]) <= tolerance))
+      return ::testing::AssertionFailure()
+             << "value " << i << ": PyTorch " << pytorch[i] << ", kscope " << ours[i]
+             << " (tolerance " << tolerance << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult PyTorchComputes(const std::string& name, const std::string& form,
+                                           const std::vector<double>& ours, double tolerance) {
+  const PyTorchOutput pytorch = PyTorchOutputOf(name, form);
+  if (!pytorch.error.empty())
+    return ::testing::AssertionFailure() << "PyTorch failed: " << pytorch.error;
+  return ValuesWithin(ours, pytorch.values, tolerance);
 }
 
 }  // namespace kscope::testing

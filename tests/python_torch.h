@@ -9,10 +9,22 @@
 #define KSCOPE_TESTS_PYTHON_TORCH_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "tests/temp_directory.h"
+
+// Skips the running test saying `why`, or fails it when environment variable `required` is set
+// (CI sets KSCOPE_REQUIRE_PYTORCH and KSCOPE_REQUIRE_TORCHRUN, where the Python must be there). A
+// macro because GTEST_SKIP and FAIL return from the test's own function.
+#define KSCOPE_SKIP_UNLESS_REQUIRED(required, why)         \
+  do {                                                     \
+    if (std::getenv(required) != nullptr) FAIL() << (why); \
+    GTEST_SKIP() << (why);                                 \
+  } while (false)
 
 namespace kscope::testing {
 
@@ -66,6 +78,16 @@ struct PyTorchOutput {
   std::string error;  // "" on success
 };
 PyTorchOutput PyTorchOutputOf(const std::string& name, const std::string& form);
+
+// Whether kscope's values equal PyTorch's within `tolerance` element by element; the failure
+// names the sizes or the first element that differs.
+::testing::AssertionResult ValuesWithin(const std::vector<double>& ours,
+                                        const std::vector<double>& pytorch, double tolerance);
+
+// Whether PyTorchOutputOf(name, form) equals `ours` as ValuesWithin does; the failure names
+// PyTorch's error, or ValuesWithin's difference.
+::testing::AssertionResult PyTorchComputes(const std::string& name, const std::string& form,
+                                           const std::vector<double>& ours, double tolerance);
 
 }  // namespace kscope::testing
 

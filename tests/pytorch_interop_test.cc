@@ -15,7 +15,6 @@
 //
 // Skips, saying why, when no Python with torch is found; CI sets KSCOPE_REQUIRE_PYTORCH so that
 // it fails there instead.
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -81,8 +80,7 @@ class PyTorchInteropTest : public testing::LeakCheckTest {
   void SetUp() override {
     testing::LeakCheckTest::SetUp();
     if (const std::string why = testing::PyTorchMissing(); !why.empty()) {
-      if (std::getenv("KSCOPE_REQUIRE_PYTORCH") != nullptr) FAIL() << why;
-      GTEST_SKIP() << why;
+      KSCOPE_SKIP_UNLESS_REQUIRED("KSCOPE_REQUIRE_PYTORCH", why);
     }
     ASSERT_EQ(testing::PyTorchFiles().made.status, 0) << testing::PyTorchFiles().made.output;
   }
@@ -118,11 +116,11 @@ double Difference(const at::Tensor& a, const at::Tensor& b) {
 // computes kscope's output y on its input (on the CPU), to `tolerance`.
 void ExpectPyTorchComputes(const std::string& name, const char* form, const at::Tensor& y,
                            double tolerance = 1e-6) {
-  const testing::PyTorchOutput pytorch = testing::PyTorchOutputOf(name, form);
-  ASSERT_EQ(pytorch.error, "");
-  const at::Tensor flat = y.to(at::kDouble).flatten();
-  ASSERT_EQ(pytorch.values.size(), static_cast<std::size_t>(flat.numel()));
-  EXPECT_LE(Difference(flat, at::tensor(pytorch.values, at::kDouble)), tolerance);
+  const at::Tensor flat = y.to(at::kDouble).contiguous().flatten();
+  EXPECT_TRUE(testing::PyTorchComputes(
+      name, form,
+      std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel()),
+      tolerance));
 }
 
 // Every parameter of q moved (kscope's training stands here).

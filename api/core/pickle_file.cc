@@ -13,9 +13,10 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 #include <torch/csrc/jit/serialization/unpickler.h>
 
-#include "api/core/atomic_file.h"
+#include "api/core/file_access.h"
 #include "api/core/pickle_rewrite.h"
 #include "runtime/errors.h"
+#include "runtime/failure_text.h"
 
 namespace kscope {
 namespace {
@@ -46,16 +47,13 @@ c10::IValue ReadArchive(const std::string& path) {
 
 void ReadPickleFile(const char* fn, const std::string& path, const char* what,
                     absl::FunctionRef<void(const c10::IValue&)> decode) {
-  if (!std::ifstream(path, std::ios::binary))
-    Fail("%s: cannot read %s: %s", fn, path, std::strerror(errno));
+  RequireReadable(fn, path);
   try {
     decode(ReadArchive(path));
   } catch (const Error&) {
     throw;
-  } catch (const c10::Error& e) {
-    Fail("%s: %s is not %s (%s)", fn, path, what, e.what_without_backtrace());
   } catch (const std::exception& e) {
-    Fail("%s: %s is not %s (%s)", fn, path, what, e.what());
+    Fail("%s: %s is not %s (%s)", fn, path, what, FailureText(e));
   }
 }
 

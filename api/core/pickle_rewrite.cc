@@ -257,6 +257,12 @@ class Rewriter {
         if (depth_ - floor < 1) Malformed("the pickle stops with nothing on the stack");
         break;
     }
+    ForgetOrderedDictsAboveTheStack();
+  }
+
+  // An OrderedDict made plain stays known while it is on the stack: positions at or above the
+  // depth the stack has fallen to are forgotten.
+  void ForgetOrderedDictsAboveTheStack() {
     while (!ordered_dicts_.empty() && ordered_dicts_.back() >= depth_) ordered_dicts_.pop_back();
   }
 
@@ -326,7 +332,7 @@ class Rewriter {
     written_.push_back(Written{out_.size(), depth_ + 1, std::nullopt});
     out_.push_back('u');
     depth_ -= 2;
-    while (!ordered_dicts_.empty() && ordered_dicts_.back() >= depth_) ordered_dicts_.pop_back();
+    ForgetOrderedDictsAboveTheStack();
   }
 
   absl::string_view in_;

@@ -15,12 +15,12 @@
 #endif
 
 #include "absl/strings/str_format.h"
-#include "api/distributed/failure_text.h"
 #include "api/distributed/rendezvous.h"
 #include "api/distributed/roll_call.h"
 #include "api/env/environment.h"
 #include "api/nn/module_object.h"
 #include "runtime/errors.h"
+#include "runtime/failure_text.h"
 #include "runtime/names.h"
 #include "runtime/torch_compat_c10d.h"
 

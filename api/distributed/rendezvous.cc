@@ -13,8 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "api/distributed/failure_text.h"
 #include "runtime/errors.h"
+#include "runtime/failure_text.h"
 
 namespace kscope::distributed {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <c10/util/Exception.h>
 
-#include "api/core/atomic_file.h"
+#include "api/core/file_access.h"
 #include "api/model/model_object.h"
 #include "api/nn/kinds/torchscript.h"
 #include "api/nn/module.h"

@@ -6,15 +6,14 @@
 // package's outputs (one tensor, or several). It refuses training: train(true) — `training`,
 // run, a model's training epoch — fails, naming the kind. Only the libtorch 2.x line has the
 // loader; on 1.13 making one fails, saying so.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include <torch/version.h>
 
 #include "absl/strings/strip.h"
+#include "api/core/file_access.h"
 #include "api/nn/module_families.h"
 #include "runtime/errors.h"
+#include "runtime/failure_text.h"
 
 #if __has_include(<torch/csrc/inductor/aoti_package/model_package_loader.h>)
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
@@ -59,16 +58,12 @@ class ExportedImpl : public torch::nn::Module {
 
  private:
   static std::unique_ptr<torch::inductor::AOTIModelPackageLoader> Load(const std::string& path) {
-    if (!std::ifstream(path, std::ios::binary))
-      Fail("%s: cannot read %s: %s", kPt2Kind, path, std::strerror(errno));
+    RequireReadable(kPt2Kind, path);
     try {
       return std::make_unique<torch::inductor::AOTIModelPackageLoader>(path);
-    } catch (const c10::Error& e) {
-      Fail("%s: %s is not a torch.export package compiled by AOTInductor (%s)", kPt2Kind, path,
-           e.what_without_backtrace());
     } catch (const std::exception& e) {
       Fail("%s: %s is not a torch.export package compiled by AOTInductor (%s)", kPt2Kind, path,
-           e.what());
+           FailureText(e));
     }
   }
 

@@ -4,16 +4,15 @@
 // tensors (the same TensorImpls, so optimizer steps, `to` and loaded values reach the
 // TorchScript module, which forward runs), under PyTorch's names. Its forward takes one to three
 // tensors and gives a tensor, or several for a tuple or list of tensors.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/strings/strip.h"
+#include "api/core/file_access.h"
 #include "api/nn/kinds/torchscript.h"
 #include "api/nn/module_families.h"
 #include "runtime/errors.h"
+#include "runtime/failure_text.h"
 
 namespace kscope::nn {
 namespace {
@@ -37,13 +36,11 @@ void Mirror(const torch::jit::Module& script, torch::nn::Module& mirror) {
 }
 
 torch::jit::Module Load(const std::string& path) {
-  if (!std::ifstream(path, std::ios::binary))
-    Fail("%s: cannot read %s: %s", kTorchScriptKind, path, std::strerror(errno));
+  RequireReadable(kTorchScriptKind, path);
   try {
     return torch::jit::load(path, c10::Device(c10::kCPU));
-  } catch (const c10::Error& e) {
-    Fail("%s: %s is not a TorchScript module (%s)", kTorchScriptKind, path,
-         e.what_without_backtrace());
+  } catch (const std::exception& e) {  // c10::Error, or the compiler's torch::jit::ErrorReport
+    Fail("%s: %s is not a TorchScript module (%s)", kTorchScriptKind, path, FailureText(e));
   }
 }
 

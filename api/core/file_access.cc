@@ -1,8 +1,9 @@
-#include "api/core/atomic_file.h"
+#include "api/core/file_access.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "absl/cleanup/cleanup.h"
 #include "runtime/errors.h"
@@ -17,6 +18,11 @@ void WriteFileAtomically(const char* fn, const std::string& path,
   if (std::rename(temporary.c_str(), path.c_str()) != 0)
     Fail("%s: cannot write %s: %s", fn, path, std::strerror(errno));
   std::move(remove).Cancel();
+}
+
+void RequireReadable(const char* fn, const std::string& path) {
+  if (!std::ifstream(path, std::ios::binary))
+    Fail("%s: cannot read %s: %s", fn, path, std::strerror(errno));
 }
 
 }  // namespace kscope
