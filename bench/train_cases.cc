@@ -139,10 +139,12 @@ TrainCase Transformer() {
               {},
               nullptr};
   // libtorch's encoder takes (sequence, batch, width).
-  c.definition = Sequential({Kind("embed", {kVocabulary, kWidth}), Kind("transpose", {0, 1}),
-                             Kind("encoder", {kWidth, kHeads},
-                                  {{"dim", kFeedForward}, {"dropout", 0.0}, {"layers", kLayers}}),
-                             Kind("select", {0, 0}), Kind("linear", {kWidth, kClasses})});
+  c.definition =
+      Sequential({Kind("embed", {kVocabulary, kWidth}), Kind("transpose", {0, 1}),
+                  Kind("encoder", {nn::NestedDefinition("encoderlayer", {kWidth, kHeads},
+                                                        {{"dim", kFeedForward}, {"dropout", 0.0}}),
+                                   kLayers}),
+                  Kind("select", {0, 0}), Kind("linear", {kWidth, kClasses})});
   c.make_libtorch = [] {
     auto net = std::make_shared<Net>();
     auto embed = net->Add("embed", torch::nn::Embedding(kVocabulary, kWidth));

@@ -18,6 +18,9 @@
 namespace kscope::bench {
 namespace {
 
+std::string QItems(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+                   const nn::NamedValues& named);
+
 // An option value as a q literal.
 std::string QValue(const nn::OptionValue& value) {
   return std::visit(
@@ -30,9 +33,11 @@ std::string QValue(const nn::OptionValue& value) {
         } else if constexpr (std::is_same_v<T, double>) {
           return absl::StrFormat("%.17gf", v);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return "`" + v;
+          return absl::StrCat("`", v);
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
-          return (v.size() == 1 ? "," : "") + absl::StrJoin(v, " ");
+          return absl::StrCat(v.size() == 1 ? "," : "", absl::StrJoin(v, " "));
+        } else if constexpr (std::is_same_v<T, nn::Nested>) {
+          return QItems(v.definition->kind, v.definition->positional, v.definition->named);
         } else {
           throw std::invalid_argument("QDefinition: an option value the cases do not use");
         }
@@ -40,14 +45,22 @@ std::string QValue(const nn::OptionValue& value) {
       value);
 }
 
-// (`kind;positional..;(`name;value)..), or `kind alone.
-std::string QModule(const ModuleDefinition& d) {
-  if (d.positional.empty() && d.named.empty()) return "`" + d.kind;
-  std::vector<std::string> items{"`" + d.kind};
-  for (const nn::OptionValue& v : d.positional) items.push_back(QValue(v));
-  for (const auto& [name, v] : d.named)
+// (`kind;positional..;(`name;value)..), without the kind when it is "" (a nested definition
+// of options only).
+std::string QItems(const std::string& kind, const std::vector<nn::OptionValue>& positional,
+                   const nn::NamedValues& named) {
+  std::vector<std::string> items;
+  if (!kind.empty()) items.push_back(absl::StrCat("`", kind));
+  for (const nn::OptionValue& v : positional) items.push_back(QValue(v));
+  for (const auto& [name, v] : named)
     items.push_back(absl::StrCat("(`", name, ";", QValue(v), ")"));
-  return "(" + absl::StrJoin(items, ";") + ")";
+  return absl::StrCat("(", absl::StrJoin(items, ";"), ")");
+}
+
+// A module's definition, or `kind alone.
+std::string QModule(const ModuleDefinition& d) {
+  if (d.positional.empty() && d.named.empty()) return absl::StrCat("`", d.kind);
+  return QItems(d.kind, d.positional, d.named);
 }
 
 // Appends (depth;module) of d and of its children, depth first.
@@ -77,7 +90,7 @@ std::string QDefinition(const ModuleDefinition& definition) {
   if (definition.children.empty()) return QModule(definition);
   std::vector<std::string> rows;
   AddNested(definition, 0, &rows);
-  return "(" + absl::StrJoin(rows, ";") + ")";
+  return absl::StrCat("(", absl::StrJoin(rows, ";"), ")");
 }
 
 khost::KRef PluginTraining::Call(const char* fn, kabi::K arg) const {

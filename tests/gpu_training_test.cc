@@ -101,12 +101,13 @@ double AccuracyAfterTraining(bool transformer, const std::string& amp, int epoch
         {},
         {ModuleDefinition{"embed", "", {std::int64_t{20}, std::int64_t{32}}, {}, {}},
          ModuleDefinition{"transpose", "", {std::int64_t{0}, std::int64_t{1}}, {}, {}},
-         ModuleDefinition{
-             "encoder",
-             "",
-             {std::int64_t{32}, std::int64_t{4}},
-             {{"dim", std::int64_t{64}}, {"dropout", 0.0}, {"layers", std::int64_t{1}}},
-             {}},
+         ModuleDefinition{"encoder",
+                          "",
+                          {nn::NestedDefinition("encoderlayer", {std::int64_t{32}, std::int64_t{4}},
+                                                {{"dim", std::int64_t{64}}, {"dropout", 0.0}}),
+                           std::int64_t{1}},
+                          {},
+                          {}},
          ModuleDefinition{"select", "", {std::int64_t{0}, std::int64_t{0}}, {}, {}},
          ModuleDefinition{"linear", "", {std::int64_t{32}, std::int64_t{4}}, {}, {}}}});
   } else {

@@ -1,6 +1,6 @@
 // The rows the module kind suites are tables of, and the checks each row runs: a KindCase is a
 // definition, an input shape and what libtorch computes for it; a BadCase is a definition that
-// must fail when made, with its message. Definitions are written with J, Js, Sym and Def.
+// must fail when made, with its message. Definitions are written with tests/definitions.h.
 #ifndef KSCOPE_TESTS_MODULE_CASE_H_
 #define KSCOPE_TESTS_MODULE_CASE_H_
 
@@ -14,28 +14,11 @@
 
 #include "api/nn/module.h"
 #include "api/nn/module_state.h"
+#include "tests/definitions.h"
 #include "tests/error_text.h"
 #include "tests/test_fixture.h"
 
 namespace kscope::testing {
-
-inline nn::OptionValue J(std::int64_t v) { return v; }
-inline nn::OptionValue Js(std::initializer_list<std::int64_t> v) {
-  return std::vector<std::int64_t>(v);
-}
-inline nn::OptionValue Sym(const char* s) { return std::string(s); }
-
-inline ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
-                            nn::NamedValues named = {}) {
-  return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
-}
-
-// A sequential container of `children`.
-inline ModuleDefinition Sequential(std::vector<ModuleDefinition> children) {
-  ModuleDefinition d = Def("sequential");
-  d.children = std::move(children);
-  return d;
-}
 
 // The module's parameters by name (host copies).
 using Parms = std::map<std::string, at::Tensor>;

@@ -1,12 +1,32 @@
 // Recurrent and transformer layers through the plugin, as q sessions: the lstm of ktorch's
 // MNIST example made and queried, forwards giving every part of the result (a vector pointer for
-// a tensor pointer in, a k list for k data in), and the error texts of bad options and inputs.
+// a tensor pointer in, a k list for k data in), the transformer kinds' nested definitions in
+// ktorch's forms, and the error texts of bad options and inputs.
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "tests/plugin_fixture.h"
 
 namespace kscope::testing {
 namespace plugin_recurrent_test {
 
 using PluginRecurrentTest = PluginTest;
+
+// A (d0, d1, d2) array of reals step, 2*step, ... written as a q literal of nested lists.
+KRef Cube(int d0, int d1, int d2, double step) {
+  std::string text = "(";
+  int k = 0;
+  for (int i = 0; i < d0; ++i) {
+    absl::StrAppend(&text, i ? ";" : "", d1 == 1 ? "enlist " : "(");
+    for (int j = 0; j < d1; ++j) {
+      absl::StrAppend(&text, j ? ";" : "");
+      for (int l = 0; l < d2; ++l) absl::StrAppend(&text, l ? " " : "", ++k * step);
+      absl::StrAppend(&text, "e");
+    }
+    absl::StrAppend(&text, d1 == 1 ? "" : ")");
+  }
+  return Q(text + ")");
+}
 
 TEST_F(PluginRecurrentTest, LstmOfTheMnistExampleQueriesBack) {
   // q)q:module(`lstm;28;128;2;1b;1b)   module q
@@ -58,16 +78,72 @@ TEST_F(PluginRecurrentTest, DefaultTransformerQueriesBack) {
   // q)m:module`transformer   module m
   KRef m = Call("module", "`transformer");
   EXPECT_EQ(S1(Call("module", m)),
-            "`depth`module`name`options!(0;`transformer;`;`in`heads`elayers`dlayers`dim`dropout`fn!"
-            "(512;8;6;6;2048;0.1;`relu))");
+            "`depth`module`name`options!(0;`transformer;`;`in`heads`elayers`dlayers`dim`dropout`fn"
+            "`encoder`decoder!(512;8;6;6;2048;0.1;`relu;`symbol$()!();`symbol$()!()))");
   Call("free", m);
+}
+
+TEST_F(PluginRecurrentTest, EncoderTakesItsLayerAndNormAsKtorchWritesThem) {
+  // q)e:module enlist(`encoder;(`encoderlayer;8;2;16;0.0);2;::)   options e
+  const std::string expected =
+      "`encoderlayer`layers`layernorm!(`in`heads`dim`dropout`fn!(8;2;16;0f;`relu);2;"
+      "`shape`eps`affine!(,8;1e-06;1b))";
+  for (const char* definition :
+       {"enlist(`encoder;(`encoderlayer;8;2;16;0.0);2;`layernorm;(`layernorm;8;1e-6))",
+        "enlist(`encoder;(`encoderlayer;`e;8;2;16;0.0);`layers;2;`layernorm;(8;1e-6))",
+        "enlist(`encoder;(8;2;`dim;16;`dropout;0.0);2;`layernorm;`shape`eps!(8;1e-6))",
+        "enlist(`encoder;`encoderlayer`layers`layernorm!((`in`heads`dim`dropout!(8;2;16;0.0));2;"
+        "(8;1e-6)))"}) {
+    KRef e = Call("module", definition);
+    EXPECT_EQ(S1(Call("options", e)), expected) << definition;
+    // state gives the definition back: a module made from it has the same options and values
+    KRef copy = Call("module", Call("state", e));
+    EXPECT_EQ(S1(Call("options", copy)), expected) << definition;
+    KRef x = Cube(3, 1, 8, 0.1);
+    EXPECT_EQ(S1(Call("evaluate", List({e.share(), x.share()}))),
+              S1(Call("evaluate", List({copy.share(), x.share()}))));
+    Call("free", List({e.share(), copy.share()}));
+  }
+  // no final norm: ktorch's empty dictionary, read back as none
+  KRef plain = Call("module", "enlist(`encoder;16 4;1)");
+  EXPECT_EQ(S1(Call("options", plain)),
+            "`encoderlayer`layers`layernorm!(`in`heads`dim`dropout`fn!(16;4;2048;0.1;`relu);1;"
+            "`symbol$()!())");
+  KRef again = Call("module", Call("state", plain));
+  EXPECT_EQ(S1(Call("options", again)), S1(Call("options", plain)));
+  // an existing module cannot stand for the layer (ktorch copies it): the message says what to do
+  KRef layer = Call("module", "enlist(`encoderlayer;8;2)");
+  EXPECT_EQ(Error("module", List({Q("`encoder").release(), layer.share(), kq::Long(1)})),
+            "encoder: option `encoderlayer expects a definition of encoderlayer, given a pointer "
+            "(define the encoderlayer in place)");
+  Call("free", List({plain.share(), again.share(), layer.share()}));
+}
+
+TEST_F(PluginRecurrentTest, TransformerTakesACustomEncoder) {
+  // q)t:module enlist(`transformer;`in`heads`dim`dropout`encoder!(8;2;16;0.0;(`encoder;8 2;1;8)))
+  KRef t =
+      Call("module",
+           "enlist(`transformer;`in`heads`dim`dropout`encoder!(8;2;16;0.0;(`encoder;8 2;1;8)))");
+  EXPECT_EQ(S1(Call("options", t)),
+            "`in`heads`elayers`dlayers`dim`dropout`fn`encoder`decoder!(8;2;6;6;16;0f;`relu;"
+            "`module`options!(`encoder;`encoderlayer`layers`layernorm!(`in`heads`dim`dropout`fn!("
+            "8;2;2048;0.1;`relu);1;`shape`eps`affine!(,8;1e-05;1b)));`symbol$()!())");
+  EXPECT_THAT(S1(Call("parmnames", t)), ::testing::HasSubstr("`encoder.layers.0.linear1.weight"));
+  EXPECT_THAT(S1(Call("parmnames", t)),
+              ::testing::Not(::testing::HasSubstr("`encoder.layers.1.linear1.weight")));
+  KRef y =
+      Call("forward", List({t.share(), Cube(5, 3, 8, 0.01).share(), Cube(4, 3, 8, 0.02).share()}));
+  EXPECT_EQ(S1(Call("size", y)), "4 3 8");
+  EXPECT_EQ(Error("module", "enlist(`transformer;`in`heads`decoder!(8;2;(`encoder;8 2;1)))"),
+            "transformer: option `decoder expects a definition of decoder, given encoder");
+  Call("free", List({t.share(), y.share()}));
 }
 
 TEST_F(PluginRecurrentTest, BadOptionsAndInputsNameTheKind) {
   EXPECT_EQ(Error("module", "(`lstm;28)"), "lstm: option `hidden required");
   EXPECT_EQ(Error("module", "(`rnn;28;128;1;`sigmoid)"),
             "rnn: unrecognized fn `sigmoid, expecting tanh or relu");
-  EXPECT_EQ(Error("module", "(`encoder;512;8)"), "encoder: option `layers required");
+  EXPECT_EQ(Error("module", "enlist(`encoder;(512;8))"), "encoder: option `layers required");
   EXPECT_EQ(Error("module", "(`attention;10;3)"),
             "attention: option `dim must be divisible by `heads, given 10 and 3");
   KRef q = Call("module", "(`lstm;2;3)");

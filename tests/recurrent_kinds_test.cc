@@ -17,6 +17,7 @@
 #include <torch/nn/modules/transformerlayer.h>
 
 #include "api/nn/module.h"
+#include "tests/definitions.h"
 #include "tests/error_text.h"
 #include "tests/test_fixture.h"
 
@@ -24,17 +25,14 @@ namespace kscope {
 namespace recurrent_kinds_test {
 
 namespace tnn = torch::nn;
+using testing::Def;
 using testing::ErrorOf;
+using testing::J;
+using testing::Js;
 using testing::LeakCheckTest;
+using testing::Nest;
+using testing::Sym;
 using Tensors = std::vector<at::Tensor>;
-
-nn::OptionValue J(std::int64_t v) { return v; }
-nn::OptionValue Sym(const char* s) { return std::string(s); }
-
-ModuleDefinition Def(std::string kind, std::vector<nn::OptionValue> positional = {},
-                     nn::NamedValues named = {}) {
-  return ModuleDefinition{std::move(kind), "", std::move(positional), std::move(named), {}};
-}
 
 // `x` followed by undefined tensors (absent masks, no starting state) up to `count`.
 Tensors Pad(Tensors x, std::size_t count) {
@@ -209,12 +207,14 @@ std::vector<KindCase> TransformerCases() {
          return Tensors{tgt(), src(), Causal(4), Randn({4, 5}), PadMask(3, 4), PadMask(3, 5)};
        },
        Single<tnn::TransformerDecoderLayerImpl, 6>(DecoderLayer())},
-      {"encoder", Def("encoder", {J(8), J(2), J(16), 0.1, Sym("relu"), J(2)}),
+      {"encoder",
+       Def("encoder", {Nest("encoderlayer", {J(8), J(2), J(16), 0.1, Sym("relu")}), J(2)}),
        [=] { return Tensors{src()}; },
        Single<tnn::TransformerEncoderImpl, 3>(tnn::TransformerEncoderOptions(EncoderLayer(), 2)),
        true},
       {"encoder_layernorm_mask",
-       Def("encoder", {J(8), J(2)}, {{"layers", J(3)}, {"layernorm", true}, {"dim", J(16)}}),
+       Def("encoder", {Nest("", {J(8), J(2)}, {{"dim", J(16)}})},
+           {{"layers", J(3)}, {"layernorm", J(8)}}),
        [=] {
          return Tensors{src(), Causal(5)};
        },
@@ -222,7 +222,8 @@ std::vector<KindCase> TransformerCases() {
            tnn::TransformerEncoderOptions(EncoderLayer(), 3).norm(Norm8())),
        true},
       {"decoder_layernorm",
-       Def("decoder", {J(8), J(2), J(16), 0.0}, {{"layers", J(2)}, {"layernorm", true}}),
+       Def("decoder",
+           {Nest("decoderlayer", {J(8), J(2), J(16), 0.0}), J(2), Nest("layernorm", {Js({8})})}),
        [=] {
          return Tensors{tgt(), src(), Causal(4)};
        },
@@ -234,6 +235,18 @@ std::vector<KindCase> TransformerCases() {
        },
        Single<tnn::TransformerImpl, 8>(
            tnn::TransformerOptions(8, 2, 2, 1).dim_feedforward(16).dropout(0))},
+      {"transformer_custom_encoder",
+       Def("transformer", {J(8), J(2), J(1), J(1), J(16), 0.0},
+           {{"encoder", Nest("encoder", {Nest("", {J(8), J(2), J(16), 0.0}), J(2), J(8)})}}),
+       [=] {
+         return Tensors{src(), tgt()};
+       },
+       Single<tnn::TransformerImpl, 8>(
+           tnn::TransformerOptions(8, 2, 1, 1)
+               .dim_feedforward(16)
+               .dropout(0)
+               .custom_encoder(tnn::AnyModule(tnn::TransformerEncoder(
+                   tnn::TransformerEncoderOptions(EncoderLayer().dropout(0), 2).norm(Norm8())))))},
       {"transformer_gelu_masks",
        Def("transformer", {J(8), J(2), J(1), J(2), J(16)}, {{"fn", Sym("gelu")}}),
        [=] {
@@ -377,15 +390,33 @@ std::vector<BadCase> TransformerBadCases() {
        "encoderlayer: option `heads must be at least 1, given 0"},
       {"decoderlayer_fn", Def("decoderlayer", {J(8), J(2)}, {{"fn", Sym("tanh")}}),
        "decoderlayer: unrecognized fn `tanh, expecting relu or gelu"},
-      {"encoder_layers", Def("encoder", {J(8), J(2)}), "encoder: option `layers required"},
-      {"decoder_dim", Def("decoder", {J(8), J(2), J(0)}, {{"layers", J(1)}}),
-       "decoder: option `dim must be at least 1, given 0"},
+      {"encoder_layers", Def("encoder", {Nest("encoderlayer", {J(8), J(2)})}),
+       "encoder: option `layers required"},
+      {"encoder_no_layer", Def("encoder", {}, {{"layers", J(1)}}),
+       "encoder: option `encoderlayer required"},
+      {"encoder_empty_layer", Def("encoder", {Nest(""), J(1)}),
+       "encoder: option `encoderlayer required"},
+      {"encoder_other_layer", Def("encoder", {Nest("linear", {J(8), J(2)}), J(1)}),
+       "encoder: option `encoderlayer expects a definition of encoderlayer, given linear"},
+      {"encoder_symbol_layer", Def("encoder", {Sym("encoderlayer"), J(1)}),
+       "encoder: option `encoderlayer expects a definition of encoderlayer, given symbol"},
+      {"encoder_negative_layers", Def("encoder", {Nest("", {J(8), J(2)}), J(-1)}),
+       "encoder: option `layers must be at least 0, given -1"},
+      {"encoder_layer_heads", Def("encoder", {Nest("", {J(8), J(3)}), J(1)}),
+       "encoderlayer: option `in must be divisible by `heads, given 8 and 3"},
+      {"decoder_dim", Def("decoder", {Nest("", {J(8), J(2), J(0)}), J(1)}),
+       "decoderlayer: option `dim must be at least 1, given 0"},
+      {"decoder_layernorm", Def("decoder", {Nest("", {J(8), J(2)}), J(1), Nest("layernorm", {})}),
+       "layernorm: option `shape required"},
       {"transformer_in", Def("transformer", {J(10)}),
        "transformer: option `in must be divisible by `heads, given 10 and 8"},
       {"transformer_layers", Def("transformer", {}, {{"dlayers", J(0)}}),
        "transformer: option `dlayers must be at least 1, given 0"},
       {"transformer_custom_encoder", Def("transformer", {}, {{"encoder", Sym("encoder")}}),
-       "transformer: unrecognized option `encoder"},
+       "transformer: option `encoder expects a definition of encoder, given symbol"},
+      {"transformer_custom_decoder",
+       Def("transformer", {}, {{"decoder", Nest("encoder", {Nest("", {J(8), J(2)}), J(1)})}}),
+       "transformer: option `decoder expects a definition of decoder, given encoder"},
   };
 }
 
@@ -465,10 +496,11 @@ TEST_F(TransformerKindsQueryTest, TheDefaultTransformerHasKtorchsLayout) {
   const std::vector<ModuleRow> rows = describe(m);
   std::vector<std::string> names;
   for (const auto& [name, value] : rows[0].options) names.push_back(name);
-  EXPECT_THAT(names,
-              ::testing::ElementsAre("in", "heads", "elayers", "dlayers", "dim", "dropout", "fn"));
+  EXPECT_THAT(names, ::testing::ElementsAre("in", "heads", "elayers", "dlayers", "dim", "dropout",
+                                            "fn", "encoder", "decoder"));
   EXPECT_EQ(rows[0].options[0].second, J(512));
   EXPECT_EQ(rows[0].options[5].second, nn::OptionValue(0.1));
+  EXPECT_EQ(rows[0].options[7].second, Nest(""));  // no custom encoder: ktorch's empty dictionary
   EXPECT_TRUE(describe(m, false)[0].options.empty());
   const std::vector<std::string> parms = parmnames(m);
   for (const char* name :

@@ -235,7 +235,8 @@ TEST_F(StateDictTest, BadFilesAreNamedAndChangeNothing) {
   ExpectSameValues(Values(q), before);
   EXPECT_THAT(ErrorOf([&] { save_state_dict(q, File("no/such/dir.pt")); }),
               StartsWith("savestatedict: cannot write " + File("no/such/dir.pt") + ".tmp: "));
-  EXPECT_EQ(ErrorOf([&] { load_state_dict(loss("ce"), File("q.pt")); }),
+  const Handle l = loss("ce");
+  EXPECT_EQ(ErrorOf([&] { load_state_dict(l, File("q.pt")); }),
             "loadstatedict: expected module or model, given loss");
 }
 

@@ -19,11 +19,14 @@
 namespace kscope {
 namespace {
 
-// Each option with its default; required options and those without one read as null.
+// Each option with its default; required options and those without one read as null, a
+// definition (nn::Nested) as an empty one, as ktorch shows none.
 nn::NamedValues Defaults(const std::vector<nn::OptionSpec>& specs) {
   nn::NamedValues defaults;
   for (const nn::OptionSpec& spec : specs) {
-    defaults.emplace_back(spec.name, spec.required ? nn::OptionValue() : spec.fallback);
+    defaults.emplace_back(spec.name, spec.nested != nullptr ? nn::NestedDefinition("")
+                                     : spec.required        ? nn::OptionValue()
+                                                            : spec.fallback);
   }
   return defaults;
 }
@@ -38,9 +41,6 @@ nn::NamedValues WithSamples(nn::NamedValues defaults, const nn::NamedValues& sam
   return defaults;
 }
 
-// The optimizers' PyTorch classes and sample values, as ktorch's help shows them: lbfgs's
-// evaluations (computed from iter when not given) read as a long null and its line search as
-// strong_wolf, ktorch's sample.
 // The optimizers' PyTorch classes and sample values, as ktorch's help shows them: lbfgs's number
 // of evaluations (computed from iter when not given) as a long null, its line search as
 // strong_wolf.

@@ -15,11 +15,19 @@ OptionValue L(std::int64_t v) { return v; }
 OptionValue Ls(std::vector<std::int64_t> v) { return v; }
 OptionValue Fs(std::vector<double> v) { return v; }
 OptionValue S(const char* v) { return std::string(v); }
+// ktorch's sample layer of an encoder or decoder, and its sample final norm, as options.
+OptionValue SampleLayer() {
+  return nn::NestedDefinition(
+      "", {},
+      {{"in", L(512)}, {"heads", L(8)}, {"dim", L(2048)}, {"dropout", 0.1}, {"fn", S("relu")}});
+}
+OptionValue SampleNorm() {
+  return nn::NestedDefinition("", {}, {{"shape", Ls({512})}, {"eps", 1e-5}, {"affine", true}});
+}
 // q's long and float nulls (0N, 0n), as ktorch shows an unset index or norm.
 const OptionValue kLongNull = std::numeric_limits<std::int64_t>::min();
 const OptionValue kFloatNull = std::nan("");
 
-// ktorch's help, kind by kind (sorted by name).
 // A kind whose forward takes one tensor and gives one, as most do.
 KindFacts Unary(const char* kind, const char* pytorch, nn::NamedValues example = {}) {
   return {kind, pytorch, true, "tensor", 1, {"tensor"}, std::move(example)};
@@ -115,7 +123,7 @@ std::vector<KindFacts> MakeFacts() {
        "tensor",
        2,
        {"tensor", "tensor", "tensor", "tensor", "tensor", "tensor"},
-       {{"layers", L(6)}}},
+       {{"decoderlayer", SampleLayer()}, {"layers", L(6)}, {"layernorm", SampleNorm()}}},
       {"decoderlayer",
        "torch.nn.TransformerDecoderLayer",
        true,
@@ -146,7 +154,7 @@ std::vector<KindFacts> MakeFacts() {
        "tensor",
        1,
        {"tensor", "tensor", "tensor"},
-       {{"layers", L(6)}}},
+       {{"encoderlayer", SampleLayer()}, {"layers", L(6)}, {"layernorm", SampleNorm()}}},
       {"encoderlayer",
        "torch.nn.TransformerEncoderLayer",
        true,

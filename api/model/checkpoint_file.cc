@@ -59,6 +59,9 @@ IValue Encode(const nn::OptionValue& value) {
           for (std::size_t i = 0; i < v.names.size(); ++i)
             named.emplace_back(v.names[i], v.tensors[i]);
           return Named(named);
+        } else if constexpr (std::is_same_v<T, nn::Nested>) {
+          // A checkpoint holds optimizer and training options: none takes a definition.
+          Fail("checkpoint: an option holding a module definition cannot be saved");
         } else {
           return IValue(v);
         }

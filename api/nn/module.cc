@@ -97,6 +97,15 @@ std::vector<std::string> module_options(const std::string& kind) {
   return k ? nn::OptionNames(k->options) : std::vector<std::string>{};
 }
 
+std::string nested_kind(const std::string& kind, const std::string& option) {
+  const nn::ModuleKind* k = nn::FindModuleKind(kind);
+  if (k == nullptr) return "";
+  for (const nn::OptionSpec& spec : k->options) {
+    if (spec.nested != nullptr && option == spec.name) return spec.nested->kind;
+  }
+  return "";
+}
+
 Handle module(const ModuleDefinition& definition) {
   Built built = Build(definition);
   return OwnModule("module", std::move(built.spec), std::move(built.module));

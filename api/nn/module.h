@@ -2,12 +2,13 @@
 // reaching their parameters and children.
 //
 // A definition is a kind (`linear`), an optional name, options positionally then by name, and,
-// for containers (`sequential`), child definitions. Every call that makes a module registers one
-// new handle in the current scope; parm, parms and children give new handles that share the
-// module's tensors and submodules (ktorch's addref semantics). Errors: kscope::Error naming
-// the function and the kind ("linear: option `in required"; ktorch's "unrecognized module type:
-// `foo"); libtorch's own messages pass through. Thread-safety: any thread; a module must not be
-// run from two threads at once.
+// for containers (`sequential`), child definitions. An option may itself hold a definition
+// (nn::NestedDefinition: an encoder's layer and final norm, a transformer's custom encoder). Every
+// call that makes a module registers one new handle in the current scope; parm, parms and children
+// give new handles that share the module's tensors and submodules (ktorch's addref semantics).
+// Errors: kscope::Error naming the function and the kind ("linear: option `in required"; ktorch's
+// "unrecognized module type: `foo"); libtorch's own messages pass through. Thread-safety: any
+// thread; a module must not be run from two threads at once.
 #ifndef KSCOPE_API_NN_MODULE_H_
 #define KSCOPE_API_NN_MODULE_H_
 
@@ -32,6 +33,9 @@ struct ModuleDefinition {
 
 // The option names of a module kind, in order (empty for an unknown kind).
 std::vector<std::string> module_options(const std::string& kind);
+// The kind whose definition option `option` of module kind `kind` takes (encoder's
+// `encoderlayer: "encoderlayer"; given as nn::NestedDefinition), or "" for any other option.
+std::string nested_kind(const std::string& kind, const std::string& option);
 
 // ktorch's `module`: a new module from a definition (a tree for containers).
 Handle module(const ModuleDefinition& definition);

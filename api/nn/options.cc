@@ -24,7 +24,8 @@ const char* ValueName(const OptionValue& v) {
     case 5: return "long list";
     case 6: return "double list";
     case 7: return "symbol list";
-    default: return "tensors by name";
+    case 8: return "tensors by name";
+    default: return "definition";
   }
 }
 
@@ -88,6 +89,9 @@ bool Convert(OptionType type, const OptionValue& value, OptionValue* out) {
       }
       if (!std::holds_alternative<NamedTensors>(value)) return false;
       break;
+    case OptionType::kNested:  // OptionSet::Parse reads the definition (ParseNested)
+      if (!null && !std::holds_alternative<Nested>(value)) return false;
+      break;
     case OptionType::kSymbols:
       if (const auto* symbol = std::get_if<std::string>(&value)) {
         *out = std::vector<std::string>{*symbol};
@@ -136,9 +140,59 @@ const char* TypeName(OptionType type) {
     case OptionType::kSymbols: return "symbol(s)";
     case OptionType::kNamedTensors: return "tensors by name";
     case OptionType::kSymbolOrNull: return "symbol or null";
+    case OptionType::kNested: return "a definition";
   }
   return "value";
 }
+
+OptionValue NestedDefinition(std::string kind, std::vector<OptionValue> positional,
+                             NamedValues named) {
+  return Nested{std::make_shared<const NestedOptions>(
+      NestedOptions{std::move(kind), std::move(positional), std::move(named)})};
+}
+
+bool operator==(const Nested& a, const Nested& b) {
+  if (a.definition == b.definition) return true;
+  if (a.definition == nullptr || b.definition == nullptr) return false;
+  return a.definition->kind == b.definition->kind &&
+         a.definition->positional == b.definition->positional &&
+         a.definition->named == b.definition->named;
+}
+
+namespace {
+
+// The definition given for kNested option `spec` of `kind`, read with its kind's options: all
+// of them by name (NestedOptions after Parse), or null for none.
+OptionValue ParseNested(const std::string& kind, const OptionSpec& spec, const OptionValue& v) {
+  const NestedKind& nested = *spec.nested;
+  std::vector<OptionValue> positional;
+  NamedValues named;
+  if (const auto* n = std::get_if<Nested>(&v)) {
+    const NestedOptions& d = *n->definition;
+    if (!d.kind.empty() && d.kind != nested.kind) {
+      Fail("%s: option `%s expects a definition of %s, given %s", kind, spec.name, nested.kind,
+           d.kind);
+    }
+    if (d.kind.empty() && d.positional.empty() && d.named.empty()) return std::monostate();
+    positional = d.positional;
+    named = d.named;
+  } else if (std::holds_alternative<std::monostate>(v)) {
+    return std::monostate();
+  } else if (std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v)) {
+    positional = {v};
+  } else if (const auto* longs = std::get_if<std::vector<std::int64_t>>(&v)) {
+    positional.assign(longs->begin(), longs->end());
+  } else if (const auto* doubles = std::get_if<std::vector<double>>(&v)) {
+    positional.assign(doubles->begin(), doubles->end());
+  } else {
+    Fail("%s: option `%s expects a definition of %s, given %s", kind, spec.name, nested.kind,
+         ValueName(v));
+  }
+  const OptionSet options = OptionSet::Parse(nested.kind, nested.options(), positional, named);
+  return NestedDefinition(nested.kind, {}, options.Values(true));
+}
+
+}  // namespace
 
 OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
                            const std::vector<OptionValue>& positional, const NamedValues& named) {
@@ -150,7 +204,9 @@ OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec>
   std::vector<bool> given(specs.size(), false);
   auto set = [&](std::size_t i, const OptionValue& v) {
     if (given[i]) Fail("%s: option `%s given more than once", kind, specs[i].name);
-    if (!Convert(specs[i].type, v, &values[i])) {
+    if (specs[i].type == OptionType::kNested) {
+      values[i] = ParseNested(kind, specs[i], v);
+    } else if (!Convert(specs[i].type, v, &values[i])) {
       Fail("%s: option `%s expects %s, given %s", kind, specs[i].name, TypeName(specs[i].type),
            ValueName(v));
     }
@@ -164,7 +220,9 @@ OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec>
     set(i, value);
   }
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (given[i]) continue;
+    const bool nested_none =
+        specs[i].type == OptionType::kNested && std::holds_alternative<std::monostate>(values[i]);
+    if (given[i] && !(specs[i].required && nested_none)) continue;
     if (specs[i].required) Fail("%s: option `%s required", kind, specs[i].name);
     Convert(specs[i].type, specs[i].fallback, &values[i]);  // e.g. a long default of a long list
   }
@@ -210,6 +268,15 @@ const NamedTensors& OptionSet::Tensors(const char* name) const {
   return Typed<NamedTensors>(name, "tensors by name");
 }
 
+OptionSet OptionSet::NestedSet(const char* name) const {
+  const NestedOptions& d = *Typed<Nested>(name, "definition").definition;
+  for (const OptionSpec& spec : specs_) {
+    if (spec.nested != nullptr && std::string_view(spec.name) == name)
+      return Parse(spec.nested->kind, spec.nested->options(), d.positional, d.named);
+  }
+  Fail("%s: option `%s is not a definition", kind_, name);
+}
+
 bool operator==(const NamedTensors& a, const NamedTensors& b) {
   if (a.names != b.names || a.tensors.size() != b.tensors.size()) return false;
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
@@ -232,6 +299,9 @@ struct TextOf {
   std::string operator()(const std::string& s) const { return s; }
   std::string operator()(const NamedTensors& t) const {
     return absl::StrCat("[", absl::StrJoin(t.names, ", "), "]");
+  }
+  std::string operator()(const Nested& n) const {
+    return absl::StrCat(n.definition->kind, "(", OptionsText(n.definition->named), ")");
   }
   template <typename T>
   std::string operator()(const std::vector<T>& items) const {
@@ -297,6 +367,14 @@ NamedValues OptionSet::Values(bool all) const {
       fallback = OneIfAllEqual(std::move(fallback));
     }
     if (!all && value == fallback) continue;
+    if (spec.nested != nullptr) {
+      const std::string kind = spec.nested->echo_kind ? spec.nested->kind : "";
+      out.emplace_back(spec.name,
+                       std::holds_alternative<std::monostate>(value)
+                           ? NestedDefinition("")
+                           : NestedDefinition(kind, {}, NestedSet(spec.name).Values(all)));
+      continue;
+    }
     if (std::holds_alternative<std::monostate>(value)) {
       if (spec.null_echo == OptionSpec::NullEcho::kOmitted) continue;
       if (spec.null_echo == OptionSpec::NullEcho::kTypedNull) value = TypedNull(spec.type);

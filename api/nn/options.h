@@ -10,6 +10,7 @@
 #define KSCOPE_API_NN_OPTIONS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -29,11 +30,36 @@ struct NamedTensors {
 bool operator==(const NamedTensors& a, const NamedTensors& b);
 inline bool operator!=(const NamedTensors& a, const NamedTensors& b) { return !(a == b); }
 
+struct NestedOptions;
+
+// A definition given as an option's value, as ktorch's encoder takes its layer (`encoderlayer,
+// `layernorm) and its transformer a custom `encoder: the NestedOptions below. Equal when they are.
+struct Nested {
+  std::shared_ptr<const NestedOptions> definition;
+};
+bool operator==(const Nested& a, const Nested& b);
+inline bool operator!=(const Nested& a, const Nested& b) { return !(a == b); }
+
 // A null option (ktorch's `::`), a boolean, a long, a double, a symbol (or text), a list of
-// longs, a list of doubles (e.g. class weights), a list of symbols, or tensors by name.
+// longs, a list of doubles (e.g. class weights), a list of symbols, tensors by name, or a nested
+// definition.
 using OptionValue =
     std::variant<std::monostate, bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
-                 std::vector<double>, std::vector<std::string>, NamedTensors>;
+                 std::vector<double>, std::vector<std::string>, NamedTensors, Nested>;
+
+using NamedValues = std::vector<std::pair<std::string, OptionValue>>;
+
+// What a Nested holds: the kind the definition names ("" when it gives only options, as
+// (512;8), 512 8 or `in`heads!512 8 do), then its options positionally and by name. After
+// OptionSet::Parse: the kind the option makes and all of its options by name.
+struct NestedOptions {
+  std::string kind;
+  std::vector<OptionValue> positional;
+  NamedValues named;
+};
+// A nested definition of `kind` ("" for options only).
+OptionValue NestedDefinition(std::string kind, std::vector<OptionValue> positional = {},
+                             NamedValues named = {});
 
 enum class OptionType {
   kBool,
@@ -49,9 +75,24 @@ enum class OptionType {
   kLongsOrSymbol,  // as kLongs, or a symbol (e.g. a convolution's pad: `same, `valid)
   kSymbols,        // a symbol list; a single symbol is accepted as a 1-item list
   kNamedTensors,   // tensors by name; null is accepted as none
+  // A definition of OptionSpec::nested's kind: a Nested naming that kind or none, or numbers
+  // standing for its first options (16 -> (16), 16 4 -> (16;4)); null, or an empty Nested, is
+  // none unless the option is required. Values echoes none as an empty Nested (ktorch's empty
+  // dictionary).
+  kNested,
 };
 
 class OptionSet;
+struct OptionSpec;
+
+// The kind a kNested option's definition makes and that kind's options (static tables).
+struct NestedKind {
+  const char* kind;
+  absl::Span<const OptionSpec> (*options)();
+  // How OptionSet::Values echoes the definition: `module`options!(kind;options), as ktorch's
+  // transformer shows a custom encoder, or the options alone, as its encoder shows its layer.
+  bool echo_kind = false;
+};
 
 struct OptionSpec {
   const char* name;
@@ -69,9 +110,9 @@ struct OptionSpec {
   // option: `::`, q's typed null (0N for a long, 0n for a double: embed's `padindex), or not
   // at all (lbfgs's `search).
   enum class NullEcho { kNull, kTypedNull, kOmitted } null_echo = NullEcho::kNull;
+  // For a kNested option: the kind its definition makes.
+  const NestedKind* nested = nullptr;
 };
-
-using NamedValues = std::vector<std::pair<std::string, OptionValue>>;
 
 class OptionSet {
  public:
@@ -93,9 +134,11 @@ class OptionSet {
   const std::vector<double>& Doubles(const char* name) const;
   const std::vector<std::string>& Symbols(const char* name) const;
   const NamedTensors& Tensors(const char* name) const;
+  // The options of kNested option `name`'s definition (the option must not be null).
+  OptionSet NestedSet(const char* name) const;
 
   // The options in declaration order, as ktorch echoes them (see OptionSpec): all of them, or
-  // only those that differ from the default.
+  // only those that differ from the default (within a nested definition too).
   NamedValues Values(bool all) const;
 
  private:

@@ -15,6 +15,71 @@ using kabi::K;
 // module's name or kind.
 bool IsFileHandle(absl::string_view symbol) { return absl::StartsWith(symbol, ":"); }
 
+// Value j of an options dictionary (keys; values): read by `read` when the values are a general
+// list, else an item of the simple list q made of them.
+nn::OptionValue OptionAt(const char* fn, K keys, K values, long long j, OptionReader read) {
+  if (values->t == kabi::kMixed) return read(kabi::Symbols(keys)[j], kabi::Items(values)[j]);
+  return OptionFromListAt(fn, values, j);
+}
+
+nn::OptionValue NestedFromK(const std::string& expected, K x);
+
+// Reads the options of module kind `kind`: a nested definition for an option that takes one
+// (encoder's `encoderlayer), else as OptionFromK.
+struct ModuleOptionReaderOf {
+  nn::OptionValue operator()(const std::string& option, K x) const {
+    const std::vector<std::string> names = module_options(kind);
+    if (!option.empty() && !names.empty() &&
+        std::find(names.begin(), names.end(), option) == names.end())
+      Fail("%s: unrecognized option `%s", kind, option);  // before its value is read as one
+    const std::string nested = nested_kind(kind, option);
+    if (nested.empty()) return OptionFromK(kind.c_str(), x);
+    if (IsPointer(x)) {
+      Fail("%s: option `%s expects a definition of %s, given a pointer (define the %s in place)",
+           kind, option, nested, nested);
+    }
+    const bool definition = x->t == kabi::kMixed || x->t == kabi::kDictionary;
+    return definition ? NestedFromK(nested, x) : OptionFromK(kind.c_str(), x);
+  }
+  std::string kind;
+};
+
+// A definition given as an option's value (api/nn/options.h's Nested), as ktorch reads one:
+// (`kind;[`name;]options..) (the name is ignored), options alone (512;8), a dictionary of
+// options, or a module's description `module`options!(kind;options); () is none. `expected`
+// is the kind the option makes, whose options a definition that names none gives.
+nn::OptionValue NestedFromK(const std::string& expected, K x) {
+  if (x->t == kabi::kDictionary) {
+    K keys = kabi::DictKeys(x);
+    if (keys->t == kabi::kSymbol && keys->n == 2 &&
+        std::string(kabi::Symbols(keys)[0]) == "module" &&
+        std::string(kabi::Symbols(keys)[1]) == "options" &&
+        kabi::DictValues(x)->t == kabi::kMixed) {
+      K kind = kabi::Items(kabi::DictValues(x))[0];
+      K options = kabi::Items(kabi::DictValues(x))[1];
+      if (!IsSymbol(kind)) Fail("%s: `module expects a symbol, given %s", expected, KName(kind));
+      const std::string k = SymbolText(kind);
+      return nn::NestedDefinition(k, {}, ModuleOptionsFromDictionary(k, options));
+    }
+    return nn::NestedDefinition("", {}, ModuleOptionsFromDictionary(expected, x));
+  }
+  if (x->n == 0) return std::monostate();
+  if (x->n == 1 && kabi::Items(x)[0]->t == kabi::kMixed)  // enlist(`kind;..), as in a tree
+    return NestedFromK(expected, kabi::Items(x)[0]);
+  std::string kind;
+  long long next = 0;
+  if (IsSymbol(kabi::Items(x)[0])) kind = SymbolText(kabi::Items(x)[next++]);
+  const std::string& reading = kind.empty() ? expected : kind;
+  const std::vector<std::string> names = module_options(reading);
+  if (!kind.empty() && next < x->n && IsSymbol(kabi::Items(x)[next]) &&
+      std::find(names.begin(), names.end(), SymbolText(kabi::Items(x)[next])) == names.end())
+    ++next;  // the definition's name: a nested module has none of its own
+  std::vector<nn::OptionValue> positional;
+  nn::NamedValues named;
+  OptionsFromK(reading.c_str(), x, next, names, ModuleOptionReaderOf{reading}, &positional, &named);
+  return nn::NestedDefinition(kind, std::move(positional), std::move(named));
+}
+
 bool IsDepthValuePairs(K x) {
   if (x->t != kabi::kMixed || x->n == 0) return false;
   for (long long i = 0; i < x->n; ++i) {
@@ -95,7 +160,8 @@ ModuleDefinition Single(K x) {
       std::find(names.begin(), names.end(), SymbolText(kabi::Items(x)[next])) == names.end()) {
     d.name = SymbolText(kabi::Items(x)[next++]);
   }
-  OptionsFromK(d.kind.c_str(), x, next, names, &d.positional, &d.named);
+  OptionsFromK(d.kind.c_str(), x, next, names, ModuleOptionReaderOf{d.kind}, &d.positional,
+               &d.named);
   return d;
 }
 
@@ -164,6 +230,10 @@ K KFromOption(const nn::OptionValue& v) {
         kabi::Items(values)[i] = KFromTensor(named.tensors[i]);
       return kabi::xD(Symbols(named.names), values);
     }
+    case 9: {  // as OptionSet::Values gives one: its options by name, with its kind or without
+      const nn::NestedOptions& d = *std::get<nn::Nested>(v).definition;
+      return d.kind.empty() ? KFromOptions(d.named) : KFromKindAndOptions(d.kind, d.named);
+    }
     default: {
       const auto& d = std::get<std::vector<double>>(v);
       K x = kabi::ktn(kabi::kFloat, static_cast<long long>(d.size()));
@@ -212,20 +282,31 @@ LossDescription LossDescriptionFromK(K d) {
   return description;
 }
 
-K KFromLossDescription(const LossDescription& d) {
+K KFromKindAndOptions(const std::string& kind, const nn::NamedValues& options) {
   return kabi::xD(Symbols({"module", "options"}),
-                  kabi::knk(2, Symbol(d.kind), KFromOptions(d.options)));
+                  kabi::knk(2, Symbol(kind), KFromOptions(options)));
 }
 
+K KFromLossDescription(const LossDescription& d) { return KFromKindAndOptions(d.kind, d.options); }
+
 nn::NamedValues OptionsFromDictionary(const char* fn, K d) {
+  return OptionsFromDictionary(fn, d,
+                               [fn](const std::string&, K item) { return OptionFromK(fn, item); });
+}
+
+nn::NamedValues OptionsFromDictionary(const char* fn, K d, OptionReader read) {
   if (d->t != kabi::kDictionary) Fail("%s: `options expects a dictionary, given %s", fn, KName(d));
   K keys = kabi::DictKeys(d), values = kabi::DictValues(d);
   if (keys->t != kabi::kSymbol && keys->n > 0)
     Fail("%s: `options expects symbol keys, given %s", fn, KName(keys));
   nn::NamedValues named;
   for (long long j = 0; j < keys->n; ++j)
-    named.emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
+    named.emplace_back(kabi::Symbols(keys)[j], OptionAt(fn, keys, values, j, read));
   return named;
+}
+
+nn::NamedValues ModuleOptionsFromDictionary(const std::string& kind, K d) {
+  return OptionsFromDictionary(kind.c_str(), d, ModuleOptionReaderOf{kind});
 }
 
 K KFromOptions(const nn::NamedValues& options) {
@@ -240,6 +321,14 @@ K KFromOptions(const nn::NamedValues& options) {
 
 void OptionsFromK(const char* fn, K list, long long from, const std::vector<std::string>& names,
                   std::vector<nn::OptionValue>* positional, nn::NamedValues* named) {
+  OptionsFromK(
+      fn, list, from, names, [fn](const std::string&, K item) { return OptionFromK(fn, item); },
+      positional, named);
+}
+
+void OptionsFromK(const char* fn, K list, long long from, const std::vector<std::string>& names,
+                  OptionReader read, std::vector<nn::OptionValue>* positional,
+                  nn::NamedValues* named) {
   auto is_name = [&](K item) {
     return IsSymbol(item) && std::find(names.begin(), names.end(), SymbolText(item)) != names.end();
   };
@@ -259,7 +348,8 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
   for (; i < list->n; ++i) {
     K item = kabi::Items(list)[i];
     if (is_name(item) || is_pair(item) || item->t == kabi::kDictionary) break;
-    positional->push_back(OptionFromK(fn, item));
+    const std::size_t at = positional->size();
+    positional->push_back(read(at < names.size() ? names[at] : std::string(), item));
   }
   for (; i < list->n; ++i) {
     K item = kabi::Items(list)[i];
@@ -269,7 +359,7 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
         Fail("%s: options dictionary must be last, with symbol keys", fn);
       }
       for (long long j = 0; j < keys->n; ++j)  // values as q writes them: `lr`momentum!0.1 0.9
-        named->emplace_back(kabi::Symbols(keys)[j], OptionFromListAt(fn, values, j));
+        named->emplace_back(kabi::Symbols(keys)[j], OptionAt(fn, keys, values, j, read));
       return;
     }
     if (is_symbol_pair(item)) {
@@ -277,12 +367,14 @@ void OptionsFromK(const char* fn, K list, long long from, const std::vector<std:
       continue;
     }
     if (is_pair(item)) {
-      named->emplace_back(SymbolText(kabi::Items(item)[0]), OptionFromK(fn, kabi::Items(item)[1]));
+      const std::string name = SymbolText(kabi::Items(item)[0]);
+      named->emplace_back(name, read(name, kabi::Items(item)[1]));
       continue;
     }
     if (!IsSymbol(item) || i + 1 >= list->n)
       Fail("%s: expecting name-value pairs after the positional options", fn);
-    named->emplace_back(SymbolText(item), OptionFromK(fn, kabi::Items(list)[++i]));
+    const std::string name = SymbolText(item);
+    named->emplace_back(name, read(name, kabi::Items(list)[++i]));
   }
 }
 

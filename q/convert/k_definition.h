@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+
 #include "api/nn/loss.h"
 #include "api/nn/module.h"
 #include "api/nn/options.h"
@@ -28,20 +30,36 @@ kabi::K KFromOptions(const nn::NamedValues& options);
 // Item j of a list of option values: a general list, or the simple list q (or CollapseAtoms)
 // made of it when every value is an atom of one type.
 nn::OptionValue OptionFromListAt(const char* fn, kabi::K values, long long j);
+// A kind and its options as ktorch shows a loss or a nested module: `module`options!(kind;options).
+kabi::K KFromKindAndOptions(const std::string& kind, const nn::NamedValues& options);
 // `loss l`'s dictionary `module`options.
 kabi::K KFromLossDescription(const LossDescription& d);
 // The same dictionary read back (error "loss: no `module in the loss dictionary", ...).
 LossDescription LossDescriptionFromK(kabi::K d);
-// An options dictionary (name -> value, as KFromOptions makes it) back as named values.
+// How an option's value is read from k: given the option's name ("" for a positional value
+// past the kind's options) and the item.
+using OptionReader = absl::FunctionRef<nn::OptionValue(const std::string& option, kabi::K item)>;
+
+// An options dictionary (name -> value, as KFromOptions makes it) back as named values, each
+// read by OptionFromK, or by `read`.
 nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d);
+nn::NamedValues OptionsFromDictionary(const char* fn, kabi::K d, OptionReader read);
+// A module kind's options dictionary: the options that take a definition (encoder's
+// `encoderlayer, api/nn/options.h's Nested) read as one — (`kind;options..), options alone,
+// a dictionary of options or `module`options!(kind;options) — the others by OptionFromK.
+nn::NamedValues ModuleOptionsFromDictionary(const std::string& kind, kabi::K d);
 
 // Positional options then name-value pairs (a symbol naming one of `names` starts the pairs;
 // a pair may also be one item, (`name;value) as `name,value makes it, or `name`value for a
 // symbol value, as ktorch reads `reduce`sum) or a trailing
-// dictionary, from items [from, n) of a general list.
+// dictionary, from items [from, n) of a general list; each value read by OptionFromK, or by
+// `read` (a module's definition reads its nested definitions so).
 void OptionsFromK(const char* fn, kabi::K list, long long from,
                   const std::vector<std::string>& names, std::vector<nn::OptionValue>* positional,
                   nn::NamedValues* named);
+void OptionsFromK(const char* fn, kabi::K list, long long from,
+                  const std::vector<std::string>& names, OptionReader read,
+                  std::vector<nn::OptionValue>* positional, nn::NamedValues* named);
 
 ModuleDefinition DefinitionFromK(kabi::K x);
 

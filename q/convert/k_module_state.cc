@@ -74,8 +74,8 @@ K DictOf(const char* field, Cell c) {
   return item;
 }
 
-nn::NamedValues OptionsOf(Cell c) {
-  if (K d = DictOf("options", c)) return OptionsFromDictionary(kFn, d);
+nn::NamedValues OptionsOf(const std::string& kind, Cell c) {
+  if (K d = DictOf("options", c)) return ModuleOptionsFromDictionary(kind, d);
   return {};
 }
 
@@ -103,7 +103,7 @@ ModuleStateRow RowOf(K x, long long row) {
                             buffers = FieldOf(x, "buffers", row);
   r.module.depth = depth ? static_cast<int>(LongOf("depth", *depth)) : 0;
   if (name) r.module.name = SymbolOf("name", *name);
-  if (options) r.module.options = OptionsOf(*options);
+  if (options) r.module.options = OptionsOf(r.module.kind, *options);
   if (parms) r.parms = TensorsOf("parms", *parms);
   if (buffers) r.buffers = TensorsOf("buffers", *buffers);
   return r;

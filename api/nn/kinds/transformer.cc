@@ -6,19 +6,18 @@
 //   encoderlayer   `in `heads (required), `dim 2048, `dropout .1, `fn `relu (or `gelu);
 //                  src [;mask [;padmask]] -> output
 //   decoderlayer   the same options; tgt;memory [;tgtmask;memorymask;tgtpadmask;memorypadmask]
-//   encoder        the layer's options, then `layers (required) and `layernorm 0b; the
-//                  encoderlayer's inputs
-//   decoder        likewise; the decoderlayer's inputs
-//   transformer    `in 512, `heads 8, `elayers 6, `dlayers 6, `dim 2048, `dropout .1, `fn `relu;
-//                  src;tgt [;srcmask;tgtmask;memorymask;srcpadmask;tgtpadmask;memorypadmask]
-// Masks follow libtorch's argument order; those left out are absent.
-//
-// Narrowed from ktorch: its encoder and decoder take a nested encoderlayer/decoderlayer
-// definition (and a layernorm definition), and its transformer a custom `encoder and `decoder,
-// but an option value cannot hold a definition (api/nn/options.h). Here the layer's options are
-// flattened into the encoder's and decoder's (`in `heads `dim `dropout `fn, then `layers), the
-// final normalization is a flag (`layernorm 1b: a LayerNorm over `in, as transformer's own), and
-// transformer has no custom `encoder or `decoder.
+//   encoder        `encoderlayer (required: the layer's definition, (`encoderlayer;512;8),
+//                  (512;8), 512 8 or `in`heads!512 8), `layers (required, 0 or more), then
+//                  `layernorm (none; a width, or a layernorm definition: 512, (`layernorm;512),
+//                  `shape`eps!(512;1e-6)) applied last; the encoderlayer's inputs
+//   decoder        likewise with `decoderlayer; the decoderlayer's inputs
+//   transformer    `in 512, `heads 8, `elayers 6, `dlayers 6, `dim 2048, `dropout .1, `fn `relu,
+//                  `encoder and `decoder (none: made from the other options; or an encoder or
+//                  decoder definition, which replaces them); src;tgt [;srcmask;tgtmask;
+//                  memorymask;srcpadmask;tgtpadmask;memorypadmask]
+// Masks follow libtorch's argument order; those left out are absent. The nested definitions
+// echo as ktorch's do: the layer and the norm as their options, a custom encoder or decoder as
+// `module`options!(kind;options), none as an empty dictionary.
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/modules/transformer.h>
@@ -43,12 +42,38 @@ std::vector<OptionSpec> LayerSpecs() {
           {"fn", OptionType::kSymbol, std::string("relu")}};
 }
 
-// The options of encoder and decoder: the layer's, then the count and the final normalization.
-std::vector<OptionSpec> StackSpecs() {
-  std::vector<OptionSpec> specs = LayerSpecs();
-  specs.push_back(Required("layers", OptionType::kLong));
-  specs.push_back({"layernorm", OptionType::kBool, false});
-  return specs;
+// The options of the layers, a static copy for the encoder's and decoder's nested definitions.
+absl::Span<const OptionSpec> LayerOptions() {
+  static const auto* const specs = new std::vector<OptionSpec>(LayerSpecs());
+  return *specs;
+}
+
+// The options of kind `name` in the module table (the kinds a definition can nest).
+template <const char* Name>
+absl::Span<const OptionSpec> TableOptions() {
+  return FindModuleKind(Name)->options;
+}
+constexpr char kLayerNormName[] = "layernorm";
+constexpr char kEncoderName[] = "encoder";
+constexpr char kDecoderName[] = "decoder";
+
+const NestedKind kEncoderLayerDefinition{"encoderlayer", LayerOptions};
+const NestedKind kDecoderLayerDefinition{"decoderlayer", LayerOptions};
+const NestedKind kLayerNormDefinition{kLayerNormName, TableOptions<kLayerNormName>};
+const NestedKind kEncoderDefinition{kEncoderName, TableOptions<kEncoderName>, /*echo_kind=*/true};
+const NestedKind kDecoderDefinition{kDecoderName, TableOptions<kDecoderName>, /*echo_kind=*/true};
+
+OptionSpec NestedOption(const char* name, const NestedKind& kind, bool required) {
+  OptionSpec spec{name, OptionType::kNested, {}, required};
+  spec.nested = &kind;
+  return spec;
+}
+
+// The options of encoder and decoder, in ktorch's order: the layer's definition, the count and
+// the final normalization.
+std::vector<OptionSpec> StackSpecs(const NestedKind& layer) {
+  return {NestedOption(layer.kind, layer, /*required=*/true), Required("layers", OptionType::kLong),
+          NestedOption("layernorm", kLayerNormDefinition, /*required=*/false)};
 }
 
 // Checks `dropout is a probability.
@@ -84,17 +109,20 @@ LayerOptions Layer(const OptionSet& o) {
       .activation(Activation(o));
 }
 
-// TransformerEncoderOptions or TransformerDecoderOptions: `layers copies of the layer, then,
-// with `layernorm, a LayerNorm over `in.
+// The module nested option `name` defines, made by its kind in the module table, as libtorch's
+// type-erased module.
+torch::nn::AnyModule NestedModule(const OptionSet& o, const char* name, const NestedKind& kind) {
+  const ModuleKind& made = *FindModuleKind(kind.kind);
+  return made.any(made.make(o.NestedSet(name)));
+}
+
+// TransformerEncoderOptions or TransformerDecoderOptions: `layers copies of the layer, then
+// the `layernorm given, if any.
 template <typename StackOptions, typename LayerOptions>
-StackOptions Stack(const OptionSet& o) {
-  const LayerOptions layer = Layer<LayerOptions>(o);
-  AtLeast(o, "layers", 1);
-  StackOptions options(layer, o.Long("layers"));
-  if (o.Bool("layernorm")) {
-    options.norm(
-        torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({o.Long("in")}))));
-  }
+StackOptions Stack(const OptionSet& o, const NestedKind& layer) {
+  AtLeast(o, "layers", 0);
+  StackOptions options(Layer<LayerOptions>(o.NestedSet(layer.kind)), o.Long("layers"));
+  if (!o.IsNull("layernorm")) options.norm(NestedModule(o, "layernorm", kLayerNormDefinition));
   return options;
 }
 
@@ -169,15 +197,20 @@ ModuleKind Transformer() {
        {"dlayers", OptionType::kLong, std::int64_t{6}},
        {"dim", OptionType::kLong, std::int64_t{2048}},
        Dropout(0.1),
-       {"fn", OptionType::kSymbol, std::string("relu")}},
+       {"fn", OptionType::kSymbol, std::string("relu")},
+       NestedOption("encoder", kEncoderDefinition, /*required=*/false),
+       NestedOption("decoder", kDecoderDefinition, /*required=*/false)},
       [](const OptionSet& o) {
         CheckHeads(o, "in");
         for (const char* positive : {"elayers", "dlayers", "dim"}) AtLeast(o, positive, 1);
-        return torch::nn::TransformerOptions(o.Long("in"), o.Long("heads"), o.Long("elayers"),
-                                             o.Long("dlayers"))
-            .dim_feedforward(o.Long("dim"))
-            .dropout(Probability(o))
-            .activation(Activation(o));
+        torch::nn::TransformerOptions options(o.Long("in"), o.Long("heads"), o.Long("elayers"),
+                                              o.Long("dlayers"));
+        options.dim_feedforward(o.Long("dim")).dropout(Probability(o)).activation(Activation(o));
+        if (!o.IsNull("encoder"))
+          options.custom_encoder(NestedModule(o, "encoder", kEncoderDefinition));
+        if (!o.IsNull("decoder"))
+          options.custom_decoder(NestedModule(o, "decoder", kDecoderDefinition));
+        return options;
       });
 }
 
@@ -191,11 +224,17 @@ std::vector<ModuleKind> TransformerKinds() {
           Masked<tnn::TransformerDecoderLayerImpl, 2, 6>(
               "decoderlayer", LayerSpecs(), Layer<tnn::TransformerDecoderLayerOptions>),
           Masked<tnn::TransformerEncoderImpl, 1, 3>(
-              "encoder", StackSpecs(),
-              Stack<tnn::TransformerEncoderOptions, tnn::TransformerEncoderLayerOptions>),
+              "encoder", StackSpecs(kEncoderLayerDefinition),
+              [](const OptionSet& o) {
+                return Stack<tnn::TransformerEncoderOptions, tnn::TransformerEncoderLayerOptions>(
+                    o, kEncoderLayerDefinition);
+              }),
           Masked<tnn::TransformerDecoderImpl, 2, 6>(
-              "decoder", StackSpecs(),
-              Stack<tnn::TransformerDecoderOptions, tnn::TransformerDecoderLayerOptions>),
+              "decoder", StackSpecs(kDecoderLayerDefinition),
+              [](const OptionSet& o) {
+                return Stack<tnn::TransformerDecoderOptions, tnn::TransformerDecoderLayerOptions>(
+                    o, kDecoderLayerDefinition);
+              }),
           Transformer()};
 }
 
