@@ -139,6 +139,12 @@ std::vector<KindCase> NormAndEmbedCases() {
        [](P p, X x) { return (p.at("weight").index({x}) * (x != 0).unsqueeze(-1)).sum(1); },
        false,
        10},
+      {"embedbag_sum_padindex_positional",  // `padindex is 8th: `lastoffset is by name only
+       Def("embedbag", {J(10), J(3), nn::OptionValue{}, 2.0, false, Sym("sum"), false, J(0)}),
+       {4, 5},
+       [](P p, X x) { return (p.at("weight").index({x}) * (x != 0).unsqueeze(-1)).sum(1); },
+       false,
+       10},
       {"embedbag_max",
        Def("embedbag", {J(10), J(3), nn::OptionValue{}, 2.0, false, Sym("max")}),
        {4, 5},
@@ -470,6 +476,9 @@ std::vector<BadCase> BadCases() {
        Def("embedbag", {J(10), J(3)}, {{"mode", Sym("max")}, {"sparse", true}}),
        "embedbag: mode `max does not support sparse gradients"},
       {"embedbag_missing", Def("embedbag", {J(10)}), "embedbag: option `cols required"},
+      {"embedbag_nine_positional",
+       Def("embedbag", {J(10), J(3), nn::OptionValue{}, 2.0, false, Sym("sum"), false, J(0), true}),
+       "embedbag: 9 positional option(s) given, expecting at most 8"},
       // resampling
       {"upsample_neither", Def("upsample"),
        "upsample: expecting one of options `size and `scale, given neither"},
@@ -538,7 +547,7 @@ TEST_F(LayerKindsTableTest, OptionsInTheCatalogueOrder) {
   EXPECT_THAT(module_options("lppool1d"), ElementsAre("p", "size", "stride", "ceiling"));
   EXPECT_THAT(module_options("crossmap2d"), ElementsAre("size", "alpha", "beta", "k"));
   EXPECT_THAT(module_options("embedbag"), ElementsAre("rows", "cols", "maxnorm", "p", "scale",
-                                                      "mode", "sparse", "padindex", "lastoffset"));
+                                                      "mode", "sparse", "lastoffset", "padindex"));
   EXPECT_THAT(module_options("upsample"), ElementsAre("size", "scale", "mode", "align"));
   EXPECT_THAT(module_options("interpolate"),
               ElementsAre("size", "scale", "mode", "align", "rescale"));

@@ -116,6 +116,11 @@ inline OptionSpec TypedNullEcho(OptionSpec spec) {
   spec.null_echo = OptionSpec::NullEcho::kTypedNull;
   return spec;
 }
+// `spec` given by name only (OptionSpec::by_name_only).
+inline OptionSpec ByNameOnly(OptionSpec spec) {
+  spec.by_name_only = true;
+  return spec;
+}
 // ktorch's `inplace` flag, off by default.
 inline OptionSpec Inplace() { return {"inplace", OptionType::kBool, false}; }
 

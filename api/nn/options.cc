@@ -196,9 +196,13 @@ OptionValue ParseNested(const std::string& kind, const OptionSpec& spec, const O
 
 OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec> specs,
                            const std::vector<OptionValue>& positional, const NamedValues& named) {
-  if (positional.size() > specs.size()) {
+  std::vector<std::size_t> positions;  // the specs positional values fill, in order
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].by_name_only) positions.push_back(i);
+  }
+  if (positional.size() > positions.size()) {
     Fail("%s: %d positional option(s) given, expecting at most %d", kind, positional.size(),
-         specs.size());
+         positions.size());
   }
   std::vector<OptionValue> values(specs.size());
   std::vector<bool> given(specs.size(), false);
@@ -212,7 +216,7 @@ OptionSet OptionSet::Parse(const std::string& kind, absl::Span<const OptionSpec>
     }
     given[i] = true;
   };
-  for (std::size_t i = 0; i < positional.size(); ++i) set(i, positional[i]);
+  for (std::size_t i = 0; i < positional.size(); ++i) set(positions[i], positional[i]);
   for (const auto& [name, value] : named) {
     std::size_t i = 0;
     while (i < specs.size() && name != specs[i].name) ++i;

@@ -1,5 +1,6 @@
 // Options of modules, losses and optimizers as ktorch defines them: each kind declares its
-// options (name, type, default) in order; a definition gives them positionally, then by name;
+// options (name, type, default) in order; a definition gives them positionally (skipping those
+// given by name only), then by name;
 // a query gives them back under the same names, all of them or only those that differ from
 // the default.
 //
@@ -112,6 +113,9 @@ struct OptionSpec {
   enum class NullEcho { kNull, kTypedNull, kOmitted } null_echo = NullEcho::kNull;
   // For a kNested option: the kind its definition makes.
   const NestedKind* nested = nullptr;
+  // Given by name only: positional values fill the options around it (ktorch's embedbag reads
+  // `padindex at position 7 and `lastoffset only by name, yet shows `lastoffset first).
+  bool by_name_only = false;
 };
 
 class OptionSet {

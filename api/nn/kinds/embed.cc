@@ -1,10 +1,10 @@
 // The embedding family (ktorch-api.md §2.1): embed, a lookup table of `rows x `cols learned
 // vectors, with `padindex null, `maxnorm null, `p 2, `scale 0b, `sparse 0b; and embedbag, the
 // same table reduced over bags of indices (`rows `cols required, `maxnorm null, `p 2, `scale 0b,
-// `mode `mean (or `sum `max), `sparse 0b, `padindex null, `lastoffset 0b), whose forward takes
-// the indices, one bag per row, or flat indices and the offset where each bag starts. ktorch's
-// other form of embed, a weight array given in place of `rows, is not supported: `rows must be
-// a long.
+// `mode `mean (or `sum `max), `sparse 0b, `lastoffset 0b (by name only, as ktorch reads it),
+// `padindex null), whose forward takes the indices, one bag per row, or flat indices and the
+// offset where each bag starts. ktorch's other form of embed, a weight array given in place of
+// `rows, is not supported: `rows must be a long.
 #include <torch/nn/modules/embedding.h>
 
 #include "api/nn/module_families.h"
@@ -32,8 +32,8 @@ ModuleKind EmbeddingBag() {
        {"scale", OptionType::kBool, false},
        {"mode", OptionType::kSymbol, std::string("mean")},
        {"sparse", OptionType::kBool, false},
-       TypedNullEcho({"padindex", OptionType::kLongOrNull, {}}),
-       {"lastoffset", OptionType::kBool, false}},
+       ByNameOnly({"lastoffset", OptionType::kBool, false}),
+       TypedNullEcho({"padindex", OptionType::kLongOrNull, {}})},
       [](const OptionSet& o) -> std::shared_ptr<Module> {
         const torch::nn::EmbeddingBagMode mode = BagMode(o);
         Check(!(o.Symbol("mode") == "max" && o.Bool("sparse")), o,
